@@ -1,0 +1,154 @@
+#pragma once
+// Loading a model, reading its inferred shapes, and running it.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "irlite/element_type.hpp"
+#include "irlite/error.hpp"
+#include "irlite/shape.hpp"
+#include "irlite/tensor.hpp"
+
+namespace irlite {
+
+namespace detail {
+struct ModelImpl;
+struct SessionState;
+}  // namespace detail
+
+/// How to load a model.
+struct LoadOptions {
+  /// The weights file. Empty: the .xml's path with the extension replaced by .bin, used when
+  /// it exists.
+  std::filesystem::path weights;
+  /// Collect every problem in Model::problems() instead of throwing the first. Layers with a
+  /// problem get unknown output shapes and the model cannot be run. A missing weights file
+  /// is then a warning, and shapes that depend on Const values are inferred without them.
+  bool keep_going = false;
+};
+
+/// A model input or output.
+struct PortInfo {
+  /// Inputs: the Parameter layer's name. Outputs: the first tensor name of the port that feeds
+  /// the Result, or the Result layer's name when that port has none.
+  std::string name;
+  /// Every tensor name of the port (the `names` attribute), possibly empty.
+  std::vector<std::string> tensor_names;
+  ElementType element_type = ElementType::undefined;
+  PartialShape shape;
+};
+
+/// One input of a layer: which output feeds it.
+struct LayerInput {
+  std::int64_t port = 0;        ///< the IR port id on this layer
+  std::int64_t from_layer = 0;  ///< the producing layer's id
+  std::int64_t from_port = 0;   ///< the producing layer's output port id
+};
+
+/// One output of a layer, as inferred, beside what the IR declared.
+struct LayerOutput {
+  std::int64_t port = 0;  ///< the IR port id
+  std::vector<std::string> tensor_names;
+  ElementType element_type = ElementType::undefined;
+  PartialShape shape = PartialShape::dynamic_rank();
+  /// The precision written on the port (undefined when absent).
+  ElementType declared_element_type = ElementType::undefined;
+  /// The `<dim>`s written on the port, -1 for dynamic ones.
+  std::vector<std::int64_t> declared_dims;
+  /// Whether the declared dims or precision contradict the inferred ones.
+  bool declared_differs = false;
+};
+
+/// One layer of the model with its inferred output shapes.
+struct LayerInfo {
+  std::int64_t id = 0;
+  std::string name;
+  std::string type;     ///< the op's canonical name: "TopK", "Constant"
+  int version = 0;      ///< the op version: 11 for TopK-11
+  std::string opset;    ///< as written: "opset11"
+  std::int64_t line = 0, column = 0;
+  /// Key attributes as text, in a stable order (small Const values included as "value").
+  std::vector<std::pair<std::string, std::string>> attributes;
+  std::vector<LayerInput> inputs;
+  std::vector<LayerOutput> outputs;
+  /// False when no Result depends on the layer: it is not run.
+  bool reaches_result = true;
+};
+
+/// A loaded model: immutable, cheap to copy (copies share it) and safe to use from many threads.
+class Model {
+ public:
+  /// Loads an IR .xml and its weights. Throws Error.
+  static Model load(const std::filesystem::path& xml, const LoadOptions& options = {});
+  /// Loads from memory. `weights` is not copied: it must outlive the model and every
+  /// session and tensor obtained from it. `source_name` names the model in errors.
+  static Model load_from_memory(std::string_view xml, std::span<const std::byte> weights = {},
+                                const LoadOptions& options = {},
+                                std::string source_name = "<memory>");
+
+  /// The `name` of `<net>`.
+  const std::string& name() const;
+  /// The IR version: 10 or 11.
+  int ir_version() const;
+  /// The .xml path (or the source name for a model loaded from memory).
+  const std::string& source() const;
+  /// Parameters, in document order.
+  const std::vector<PortInfo>& inputs() const;
+  /// Results, in document order.
+  const std::vector<PortInfo>& outputs() const;
+  /// Every layer, in the order they run (topological, ties by document order).
+  const std::vector<LayerInfo>& layers() const;
+  /// Things worth knowing that do not stop the model: declared dims that differ from the
+  /// inferred ones, layers that reach no Result, a missing weights file with keep_going.
+  const std::vector<Error>& warnings() const;
+  /// Problems collected with LoadOptions::keep_going; empty otherwise.
+  const std::vector<Error>& problems() const;
+  /// Whether any input shape is not static (shapes are then inferred again on every run).
+  bool is_dynamic() const;
+
+  /// A copy of the model with new input shapes (keyed by input or tensor name) and shapes
+  /// inferred again, as OpenVINO's reshape. Throws Error when a name is unknown or the new
+  /// shapes do not fit the model.
+  Model reshape(const std::map<std::string, PartialShape>& shapes) const;
+
+  /// Implementation access for the library itself.
+  const detail::ModelImpl& impl() const { return *impl_; }
+  explicit Model(std::shared_ptr<const detail::ModelImpl> impl);
+
+ private:
+  std::shared_ptr<const detail::ModelImpl> impl_;
+};
+
+/// Running state for one thread: create one Session per thread that runs the model.
+class Session {
+ public:
+  explicit Session(Model model);
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  /// Runs the model. `inputs` maps each input's name (Parameter layer name or any of its tensor
+  /// names) to a tensor; input buffers are read in place, not copied. Returns every output by
+  /// PortInfo::name. Throws Error for a missing, unknown or ill-fitting input and for values
+  /// the ops reject.
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+
+  const Model& model() const { return model_; }
+
+ private:
+  Model model_;
+  std::unique_ptr<detail::SessionState> state_;
+};
+
+/// The library version, "major.minor.patch".
+std::string_view version();
+
+}  // namespace irlite

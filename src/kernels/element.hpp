@@ -1,0 +1,89 @@
+#pragma once
+// Mapping element types to C++ storage types, and the single place where a kernel's element
+// type is switched on (once per call, never per element).
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "irlite/element_type.hpp"
+#include "irlite/float16.hpp"
+
+namespace irlite {
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+/// The C++ storage type of a numeric element type.
+template <ElementType E>
+struct storage;
+template <> struct storage<ElementType::f16> { using type = float16; };
+template <> struct storage<ElementType::bf16> { using type = bfloat16; };
+template <> struct storage<ElementType::f32> { using type = float; };
+template <> struct storage<ElementType::f64> { using type = double; };
+template <> struct storage<ElementType::i8> { using type = std::int8_t; };
+template <> struct storage<ElementType::i16> { using type = std::int16_t; };
+template <> struct storage<ElementType::i32> { using type = std::int32_t; };
+template <> struct storage<ElementType::i64> { using type = std::int64_t; };
+template <> struct storage<ElementType::u8> { using type = std::uint8_t; };
+template <> struct storage<ElementType::u16> { using type = std::uint16_t; };
+template <> struct storage<ElementType::u32> { using type = std::uint32_t; };
+template <> struct storage<ElementType::u64> { using type = std::uint64_t; };
+template <> struct storage<ElementType::boolean> { using type = std::uint8_t; };
+
+/// The type arithmetic is done in: float for the 16-bit floats, the type itself otherwise.
+template <class T>
+using compute_t =
+    std::conditional_t<std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, float, T>;
+
+template <class T>
+inline constexpr bool is_float_storage_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+
+/// The lowest finite value of a storage type (f16: -65504, bf16: -3.38953e38).
+template <class T>
+T lowest_value() {
+  if constexpr (std::is_same_v<T, float16>) {
+    return float16::from_bits(0xfbff);
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    return bfloat16::from_bits(0xff7f);
+  } else {
+    return std::numeric_limits<T>::lowest();
+  }
+}
+
+/// Calls f(type_tag<T>{}) with T the storage type of a numeric `type` (f16..f64, i8..u64).
+/// Returns false (without calling) for other types.
+template <class F>
+bool dispatch_numeric(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::f16: f(type_tag<float16>{}); return true;
+    case ElementType::bf16: f(type_tag<bfloat16>{}); return true;
+    case ElementType::f32: f(type_tag<float>{}); return true;
+    case ElementType::f64: f(type_tag<double>{}); return true;
+    case ElementType::i8: f(type_tag<std::int8_t>{}); return true;
+    case ElementType::i16: f(type_tag<std::int16_t>{}); return true;
+    case ElementType::i32: f(type_tag<std::int32_t>{}); return true;
+    case ElementType::i64: f(type_tag<std::int64_t>{}); return true;
+    case ElementType::u8: f(type_tag<std::uint8_t>{}); return true;
+    case ElementType::u16: f(type_tag<std::uint16_t>{}); return true;
+    case ElementType::u32: f(type_tag<std::uint32_t>{}); return true;
+    case ElementType::u64: f(type_tag<std::uint64_t>{}); return true;
+    default: return false;
+  }
+}
+
+/// Calls f(type_tag<T>{}) for an index type: i32 or i64. Returns false for others.
+template <class F>
+bool dispatch_index(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::i32: f(type_tag<std::int32_t>{}); return true;
+    case ElementType::i64: f(type_tag<std::int64_t>{}); return true;
+    default: return false;
+  }
+}
+
+}  // namespace irlite

@@ -1,0 +1,63 @@
+#pragma once
+// Strict reading of a layer's <data> attributes. Every failure is an Error(format) that names the
+// attribute and quotes its text; the loader adds the file, line and layer.
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "irlite/element_type.hpp"
+#include "irlite/shape.hpp"
+
+namespace irlite {
+
+class Attributes {
+ public:
+  Attributes() = default;
+  explicit Attributes(std::vector<std::pair<std::string, std::string>> items)
+      : items_(std::move(items)) {}
+
+  bool has(std::string_view name) const { return find(name) != nullptr; }
+  /// The raw text; nullptr when absent.
+  const std::string* find(std::string_view name) const;
+  /// The raw text of a required attribute.
+  const std::string& text(std::string_view name) const;
+
+  /// A decimal int64 (no junk, no overflow).
+  std::int64_t get_int(std::string_view name) const;
+  std::int64_t get_int(std::string_view name, std::int64_t fallback) const;
+  /// A non-negative decimal integer that fits uint64.
+  std::uint64_t get_uint(std::string_view name) const;
+  /// true/false/1/0, any letter case.
+  bool get_bool(std::string_view name, bool fallback) const;
+  /// One of `words`, any letter case; returns its index.
+  std::size_t get_enum(std::string_view name, std::initializer_list<std::string_view> words) const;
+  std::size_t get_enum(std::string_view name, std::initializer_list<std::string_view> words,
+                       std::size_t fallback) const;
+  /// An element type in either spelling.
+  ElementType get_element_type(std::string_view name) const;
+  ElementType get_element_type(std::string_view name, ElementType fallback) const;
+  /// A partial shape (`1,?,2..8`, `...`, empty = scalar).
+  PartialShape get_partial_shape(std::string_view name) const;
+  /// A static shape: comma-separated non-negative integers, empty = scalar.
+  Shape get_shape(std::string_view name) const;
+
+  /// The first of several names that is present (for attribute aliases); nullopt if none.
+  std::optional<std::string_view> first_present(std::initializer_list<std::string_view> names) const;
+
+  const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> items_;
+};
+
+/// Parses a whole decimal int64; nullopt on junk or overflow. Surrounding blanks are allowed.
+std::optional<std::int64_t> parse_int64(std::string_view text);
+/// Lower-cases ASCII letters.
+std::string ascii_lower(std::string_view text);
+
+}  // namespace irlite

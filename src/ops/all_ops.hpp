@@ -1,0 +1,13 @@
+#pragma once
+// The registry entry of every op, one function per (type, version), defined in the op's file.
+
+#include "ops/op.hpp"
+
+namespace irlite {
+
+OpDef parameter_op();
+OpDef constant_op();
+OpDef result_op();
+// Seed ops (declared by their files' authors):
+
+}  // namespace irlite

@@ -1,0 +1,26 @@
+#include "ops/parameter.hpp"
+
+#include "loader/attributes.hpp"
+#include "ops/all_ops.hpp"
+
+namespace irlite {
+
+std::vector<OutputInfo> ParameterOp::infer(std::span<const ValueInfo>) const {
+  return {{type_, shape_}};
+}
+
+std::vector<std::pair<std::string, std::string>> ParameterOp::attributes() const {
+  return {{"element_type", std::string(to_string(type_))}, {"shape", to_string(shape_)}};
+}
+
+OpDef parameter_op() {
+  return {"Parameter", 1, 1, 0, 0, 1, OpKind::parameter,
+          [](const Attributes& a) -> std::unique_ptr<const Op> {
+            const ElementType type = a.get_element_type("element_type");
+            if (!is_numeric(type) && type != ElementType::boolean)
+              throw Error(ErrorCode::format, "attribute 'element_type': unsupported type");
+            return std::make_unique<ParameterOp>(type, a.get_partial_shape("shape"));
+          }};
+}
+
+}  // namespace irlite

@@ -1,0 +1,83 @@
+#include "ops/registry.hpp"
+
+#include <array>
+#include <optional>
+
+#include "loader/attributes.hpp"
+#include "ops/all_ops.hpp"
+
+namespace irlite {
+namespace {
+
+// The registry. One line per (type, version); the order is the order `irlite ops` lists.
+const std::array kOps{
+    parameter_op(),
+    constant_op(),
+    result_op(),
+    // Seed ops (one entry each):
+};
+
+// The newest opset this registry knows; later opset names are refused rather than guessed.
+constexpr int kNewestOpset = 16;
+
+// IR spellings that differ from the op's canonical name.
+std::string_view canonical_type(std::string_view lower) {
+  if (lower == "const") return "constant";
+  return lower;
+}
+
+std::optional<int> opset_number(std::string_view opset) {
+  if (opset.substr(0, 5) != "opset") return std::nullopt;
+  auto n = parse_int64(opset.substr(5));
+  if (!n || *n < 1 || opset.size() > 7) return std::nullopt;
+  return static_cast<int>(*n);
+}
+
+}  // namespace
+
+std::span<const OpDef> registered_ops() { return kOps; }
+
+std::string op_display_name(const OpDef& def) {
+  return std::string(def.type) + "-" + std::to_string(def.version);
+}
+
+const OpDef* resolve_op(std::string_view type, std::string_view opset, std::string* why) {
+  const std::string wanted(canonical_type(ascii_lower(type)));
+  std::string versions;
+  bool known_type = false;
+  for (const OpDef& def : kOps) {
+    if (ascii_lower(def.type) != wanted) continue;
+    known_type = true;
+    versions += (versions.empty() ? "" : ", ") + op_display_name(def) + " (opset" +
+                std::to_string(def.since_opset) + ")";
+  }
+  if (!known_type) {
+    std::string all;
+    for (const OpDef& def : kOps) {
+      if (!all.empty()) all += ", ";
+      all += op_display_name(def);
+    }
+    *why = "unsupported op type '" + std::string(type) + "'; irlite supports " + all;
+    return nullptr;
+  }
+  const auto n = opset_number(opset);
+  if (!n || *n > kNewestOpset) {
+    *why = "unsupported version '" + std::string(opset) + "' for op " + std::string(type) +
+           "; expected opset1..opset" + std::to_string(kNewestOpset) + " (irlite has " +
+           versions + ")";
+    return nullptr;
+  }
+  const OpDef* best = nullptr;
+  for (const OpDef& def : kOps) {
+    if (ascii_lower(def.type) != wanted || def.since_opset > *n) continue;
+    if (!best || def.since_opset > best->since_opset) best = &def;
+  }
+  if (!best) {
+    *why = "op " + std::string(type) + " is not in " + std::string(opset) + "; irlite has " +
+           versions;
+    return nullptr;
+  }
+  return best;
+}
+
+}  // namespace irlite

@@ -1,0 +1,34 @@
+#pragma once
+// Small helpers shared by the ops' shape rules.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "irlite/element_type.hpp"
+#include "irlite/shape.hpp"
+#include "irlite/tensor.hpp"
+
+namespace irlite {
+
+/// Normalises `axis` into [0, rank) for a tensor of `rank`; nullopt when out of [-rank, rank).
+std::optional<std::int64_t> normalize_axis(std::int64_t axis, std::int64_t rank);
+
+/// "axis 3 is out of the tensor rank range [-2, 1]"
+std::string axis_range_message(std::int64_t axis, std::int64_t rank);
+
+/// Reads every element of an integral tensor as int64 (u64 above INT64_MAX saturates).
+std::vector<std::int64_t> integer_values(const Tensor& t);
+
+/// Whether a partial shape can be a scalar (rank 0 or unknown rank).
+inline bool may_be_scalar(const PartialShape& s) { return !s.rank_is_static() || s.rank() == 0; }
+
+/// Whether a dimension can have extent n.
+inline bool dim_may_be(const Dimension& d, std::int64_t n) { return d.contains(n); }
+
+/// Shortest text of a value for messages: integers as is, floats with up to 9 significant
+/// digits.
+std::string value_text(const Tensor& t, std::size_t i);
+
+}  // namespace irlite

@@ -1,0 +1,149 @@
+// Element types, 16-bit floats, shapes and tensors.
+
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "irlite/irlite.hpp"
+#include "loader/attributes.hpp"
+
+using namespace irlite;
+
+TEST_CASE("element types parse in both spellings") {
+  CHECK(parse_element_type("f32") == ElementType::f32);
+  CHECK(parse_element_type("FP32") == ElementType::f32);
+  CHECK(parse_element_type("BOOL") == ElementType::boolean);
+  CHECK(parse_element_type("boolean") == ElementType::boolean);
+  CHECK(parse_element_type("bf16") == ElementType::bf16);
+  CHECK(parse_element_type("U64") == ElementType::u64);
+  CHECK_FALSE(parse_element_type("fp32"));
+  CHECK_FALSE(parse_element_type("f8e4m3"));
+  CHECK_FALSE(parse_element_type(""));
+  CHECK(element_size(ElementType::bf16) == 2);
+  CHECK(precision_name(ElementType::i64) == "I64");
+  CHECK_FALSE(is_numeric(ElementType::boolean));
+}
+
+TEST_CASE("float16 round-trips every bit pattern and rounds to nearest even") {
+  for (std::uint32_t b = 0; b < 0x10000; ++b) {
+    const auto h = float16::from_bits(static_cast<std::uint16_t>(b));
+    const float f = h;
+    if (std::isnan(f)) {
+      CHECK(std::isnan(static_cast<float>(float16(f))));
+      continue;
+    }
+    REQUIRE(float16(f).bits == b);
+  }
+  CHECK(float16(1.0f).bits == 0x3c00);
+  CHECK(float16(65504.0f).bits == 0x7bff);
+  CHECK(float16(65520.0f).bits == 0x7c00);  // halfway to the next binade rounds up to inf
+  CHECK(float16(65519.0f).bits == 0x7bff);
+  CHECK(float16(-0.2f).bits == 0xb266);     // -0.199951171875
+  CHECK(static_cast<float>(float16(-0.2f)) == -0.199951171875f);
+  CHECK(float16(std::ldexp(1.0f, -25)).bits == 0);       // tie to even: 0
+  CHECK(float16(std::ldexp(3.0f, -25)).bits == 0x0002);  // 1.5 ulp -> 2
+  CHECK(float16(1.0f + std::ldexp(1.0f, -11)).bits == 0x3c00);  // tie to even
+  CHECK(float16(1.0f + std::ldexp(3.0f, -11)).bits == 0x3c02);
+}
+
+TEST_CASE("bfloat16 rounds to nearest even") {
+  CHECK(bfloat16(1.0f).bits == 0x3f80);
+  CHECK(bfloat16(std::bit_cast<float>(0x3f808000u)).bits == 0x3f80);  // tie, even stays
+  CHECK(bfloat16(std::bit_cast<float>(0x3f818000u)).bits == 0x3f82);  // tie, odd rounds up
+  CHECK(bfloat16(std::bit_cast<float>(0x3f808001u)).bits == 0x3f81);
+  CHECK(std::isnan(static_cast<float>(bfloat16(std::nanf("")))));
+  for (std::uint32_t b = 0; b < 0x10000; ++b) {
+    const float f = bfloat16::from_bits(static_cast<std::uint16_t>(b));
+    if (!std::isnan(f)) REQUIRE(bfloat16(f).bits == b);
+  }
+}
+
+TEST_CASE("partial shapes print and parse as OpenVINO does") {
+  CHECK(to_string(PartialShape{Dimension(), Dimension(3, 5), 4}) == "[?,3..5,4]");
+  CHECK(to_string(PartialShape::dynamic_rank()) == "[...]");
+  CHECK(to_string(PartialShape{}) == "[]");
+  CHECK(to_string(Dimension(0, 8)) == "..8");
+  CHECK(to_string(Dimension(2, Dimension::unbounded)) == "2..");
+  auto s = parse_partial_shape("1,?,..200,120..,-1,2..8");
+  REQUIRE(s);
+  CHECK(to_string(*s) == "[1,?,..200,120..,?,2..8]");
+  CHECK(parse_partial_shape("[2,3]") == PartialShape{2, 3});
+  CHECK(parse_partial_shape("")->rank() == 0);
+  CHECK_FALSE(parse_partial_shape("...")->rank_is_static());
+  std::string why;
+  CHECK_FALSE(parse_partial_shape("1,,2", &why));
+  CHECK_FALSE(parse_partial_shape("1s"));
+  CHECK_FALSE(parse_partial_shape("1..g"));
+  CHECK_FALSE(parse_partial_shape("...,..."));
+  CHECK_FALSE(parse_partial_shape("5..2"));
+  CHECK_FALSE(parse_partial_shape("-2"));
+  CHECK(PartialShape{Dimension(2, 8), 3}.accepts({5, 3}));
+  CHECK_FALSE(PartialShape{Dimension(2, 8), 3}.accepts({9, 3}));
+  CHECK_FALSE(PartialShape{2}.accepts({2, 1}));
+}
+
+TEST_CASE("element counts detect overflow") {
+  CHECK(element_count({2, 3, 4}) == 24);
+  CHECK(element_count({}) == 1);
+  CHECK(element_count({0, 5}) == 0);
+  CHECK_FALSE(element_count({1LL << 40, 1LL << 40}));
+  CHECK_THROWS_AS(Tensor(ElementType::f32, {1LL << 40, 1LL << 30}), Error);
+}
+
+TEST_CASE("tensors own, share and borrow buffers") {
+  Tensor t(ElementType::i32, {2, 2});
+  CHECK(t.size() == 4);
+  CHECK(t.byte_size() == 16);
+  CHECK(t.values<std::int32_t>()[3] == 0);
+  Tensor shared = t;
+  shared.data<std::int32_t>()[0] = 7;
+  CHECK(t.data<std::int32_t>()[0] == 7);
+  Tensor copy = t.clone();
+  copy.data<std::int32_t>()[0] = 1;
+  CHECK(t.data<std::int32_t>()[0] == 7);
+  std::int64_t buf[3] = {4, -5, 6};
+  Tensor v = Tensor::view(ElementType::i64, {3}, buf);
+  CHECK(v.data() == buf);
+  CHECK(integer_at(v, 1) == -5);
+}
+
+TEST_CASE("errors render like compiler diagnostics") {
+  ErrorContext c;
+  c.file = "model.xml";
+  c.line = 57;
+  c.column = 5;
+  c.layer_id = 12;
+  c.layer_name = "scores";
+  c.layer_type = "TopK-11";
+  c.port_kind = ErrorContext::PortKind::input;
+  c.port = 1;
+  Error e(ErrorCode::shape, "k must be a scalar, got [2]", c);
+  CHECK(std::string(e.what()) ==
+        "model.xml:57:5: layer 12 'scores' (TopK-11), input port 1: k must be a scalar, got [2]");
+  CHECK(e.code() == ErrorCode::shape);
+  CHECK(e.message() == "k must be a scalar, got [2]");
+}
+
+TEST_CASE("attributes are parsed strictly") {
+  Attributes a({{"axis", "-1"},
+                {"junk", "3x"},
+                {"big", "99999999999999999999"},
+                {"mode", "MAX"},
+                {"flag", "True"},
+                {"bad_flag", "yes"},
+                {"et", "FP16"},
+                {"shape", "1, 2"}});
+  CHECK(a.get_int("axis") == -1);
+  CHECK_THROWS_WITH_AS(a.get_int("junk"), doctest::Contains("'junk' = '3x'"), Error);
+  CHECK_THROWS_AS(a.get_int("big"), Error);
+  CHECK_THROWS_WITH_AS(a.get_int("missing"), doctest::Contains("missing required attribute 'missing'"), Error);
+  CHECK(a.get_int("missing", 4) == 4);
+  CHECK(a.get_enum("mode", {"min", "max"}) == 1);
+  CHECK_THROWS_WITH_AS(a.get_enum("junk", {"min", "max"}), doctest::Contains("expected one of min, max"), Error);
+  CHECK(a.get_bool("flag", false));
+  CHECK_THROWS_AS(a.get_bool("bad_flag", false), Error);
+  CHECK(a.get_element_type("et") == ElementType::f16);
+  CHECK(a.get_shape("shape") == Shape{1, 2});
+}
