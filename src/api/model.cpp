@@ -1,0 +1,207 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "api/model_impl.hpp"
+#include "loader/ir_reader.hpp"
+#include "ops/parameter.hpp"
+#include "ops/registry.hpp"
+#include "ops/shape_utils.hpp"
+#include "shape_inference/shape_inference.hpp"
+
+namespace irlite {
+namespace detail {
+namespace {
+
+// Consts up to this many elements are shown inline by inspect.
+constexpr std::size_t kInlineValues = 16;
+
+std::string inline_values(const Tensor& t) {
+  std::string s = t.rank() == 0 ? "" : "[";
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (i) s += ',';
+    s += value_text(t, i);
+  }
+  return t.rank() == 0 ? s : s + "]";
+}
+
+LayerInfo describe(const Graph& graph, const Node& node) {
+  LayerInfo info;
+  info.id = node.id;
+  info.name = node.name;
+  info.type = node.def ? std::string(node.def->type) : node.type;
+  info.version = node.def ? node.def->version : 0;
+  info.opset = node.opset;
+  info.line = node.location.line;
+  info.column = node.location.column;
+  info.reaches_result = node.reaches_result;
+  if (node.op) info.attributes = node.op->attributes();
+  if (node.kind() == OpKind::constant && node.has_value && node.value.size() <= kInlineValues &&
+      node.value.element_type() != ElementType::undefined)
+    info.attributes.emplace_back("value", inline_values(node.value));
+  for (const InputPort& in : node.inputs) {
+    LayerInput li{in.id, -1, -1};
+    if (in.source_node != SIZE_MAX) {
+      const Node& src = graph.nodes[in.source_node];
+      li.from_layer = src.id;
+      li.from_port = src.outputs[in.source_output].id;
+    }
+    info.inputs.push_back(li);
+  }
+  for (const OutputPort& out : node.outputs) {
+    LayerOutput lo;
+    lo.port = out.id;
+    lo.tensor_names = out.names;
+    lo.element_type = out.type;
+    lo.shape = out.shape;
+    lo.declared_element_type = out.declared_type;
+    lo.declared_dims = out.declared_dims;
+    lo.declared_differs = false;
+    info.outputs.push_back(std::move(lo));
+  }
+  return info;
+}
+
+}  // namespace
+
+std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
+  infer_shapes(graph, diagnostics);
+  auto impl = std::make_shared<ModelImpl>();
+  for (std::size_t p : graph.parameters) {
+    const Node& node = graph.nodes[p];
+    const OutputPort& out = node.outputs.empty() ? OutputPort{} : node.outputs[0];
+    impl->inputs.push_back({node.name, out.names, out.type, out.shape});
+    if (!out.shape.is_static()) impl->dynamic = true;
+  }
+  for (std::size_t r : graph.results) {
+    const Node& node = graph.nodes[r];
+    PortInfo info{node.name, {}, ElementType::undefined, PartialShape::dynamic_rank()};
+    if (!node.inputs.empty() && node.inputs[0].source_node != SIZE_MAX) {
+      const OutputPort& src =
+          graph.nodes[node.inputs[0].source_node].outputs[node.inputs[0].source_output];
+      info.tensor_names = src.names;
+      if (!src.names.empty()) info.name = src.names.front();
+      info.element_type = src.type;
+      info.shape = src.shape;
+    }
+    impl->outputs.push_back(std::move(info));
+  }
+  for (const Node& node : graph.nodes) impl->layers.push_back(describe(graph, node));
+  // Declared-vs-inferred differences were reported as warnings on output ports; mark them.
+  for (const Error& w : diagnostics.warnings) {
+    if (w.context().port_kind != ErrorContext::PortKind::output || !w.context().layer_id) continue;
+    for (LayerInfo& layer : impl->layers)
+      if (layer.id == *w.context().layer_id)
+        for (LayerOutput& out : layer.outputs)
+          if (out.port == w.context().port) out.declared_differs = true;
+  }
+  for (const Node& node : graph.nodes) {
+    if (node.reaches_result || node.kind() == OpKind::parameter) continue;
+    diagnostics.warnings.emplace_back(ErrorCode::graph,
+                                      "the layer reaches no Result and is not run",
+                                      graph.context(node));
+  }
+  impl->warnings = std::move(diagnostics.warnings);
+  impl->problems = std::move(diagnostics.problems);
+  impl->plan = make_plan(graph);
+  impl->graph = std::move(graph);
+  return impl;
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ErrorContext c;
+    c.file = path.string();
+    throw Error(ErrorCode::io, "cannot open model file", std::move(c));
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Model load_graph(std::string_view xml, const std::string& file, const Weights& weights,
+                 const LoadOptions& options) {
+  Diagnostics diagnostics;
+  diagnostics.keep_going = options.keep_going;
+  Graph graph = read_ir(xml, file, weights, diagnostics);
+  return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
+}
+
+}  // namespace
+
+Model::Model(std::shared_ptr<const detail::ModelImpl> impl) : impl_(std::move(impl)) {}
+
+Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) {
+  const std::string text = read_text_file(xml);
+  Weights weights;
+  if (!options.weights.empty()) {
+    weights = map_weights(options.weights);
+  } else {
+    std::filesystem::path bin = xml;
+    bin.replace_extension(".bin");
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(bin, ec))
+      weights = map_weights(bin);
+    else
+      weights.path = bin.string();  // named if a Const turns out to need it
+  }
+  return load_graph(text, xml.string(), weights, options);
+}
+
+Model Model::load_from_memory(std::string_view xml, std::span<const std::byte> weights,
+                              const LoadOptions& options, std::string source_name) {
+  Weights w;
+  w.bytes = weights;
+  w.present = !weights.empty();
+  return load_graph(xml, source_name, w, options);
+}
+
+const std::string& Model::name() const { return impl_->graph.name; }
+int Model::ir_version() const { return impl_->graph.ir_version; }
+const std::string& Model::source() const { return impl_->graph.file; }
+const std::vector<PortInfo>& Model::inputs() const { return impl_->inputs; }
+const std::vector<PortInfo>& Model::outputs() const { return impl_->outputs; }
+const std::vector<LayerInfo>& Model::layers() const { return impl_->layers; }
+const std::vector<Error>& Model::warnings() const { return impl_->warnings; }
+const std::vector<Error>& Model::problems() const { return impl_->problems; }
+bool Model::is_dynamic() const { return impl_->dynamic; }
+
+Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
+  if (!impl_->problems.empty())
+    throw Error(ErrorCode::usage, "cannot reshape a model that failed to load: " +
+                                      std::string(impl_->problems.front().what()));
+  Graph graph = impl_->graph;
+  for (const auto& [name, shape] : shapes) {
+    bool found = false;
+    for (std::size_t p : graph.parameters) {
+      Node& node = graph.nodes[p];
+      const auto& names = node.outputs[0].names;
+      if (node.name != name && std::find(names.begin(), names.end(), name) == names.end())
+        continue;
+      const auto& param = static_cast<const ParameterOp&>(*node.op);
+      node.op = std::make_shared<ParameterOp>(param.element_type(), shape);
+      found = true;
+      break;
+    }
+    if (!found) {
+      std::string known;
+      for (const PortInfo& in : impl_->inputs) known += (known.empty() ? "" : ", ") + in.name;
+      throw Error(ErrorCode::input,
+                  fmt::format("reshape: the model has no input '{}' (inputs: {})", name, known));
+    }
+  }
+  for (Node& node : graph.nodes) node.failed = false;
+  Diagnostics diagnostics;  // a reshape that breaks a layer throws
+  return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
+}
+
+std::string_view version() { return IRLITE_VERSION; }
+
+}  // namespace irlite

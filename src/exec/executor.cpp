@@ -1,0 +1,89 @@
+#include "exec/executor.hpp"
+
+#include <fmt/format.h>
+
+#include <new>
+
+namespace irlite {
+
+ExecPlan make_plan(const Graph& graph) {
+  ExecPlan plan;
+  std::vector<std::size_t> first_slot(graph.nodes.size(), 0);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    first_slot[i] = plan.slot_count;
+    plan.slot_count += graph.nodes[i].outputs.size();
+  }
+  std::vector<std::size_t> last_reader(plan.slot_count, SIZE_MAX);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    if (!node.reaches_result) continue;
+    ExecPlan::Step step{i, {}, first_slot[i], {}, 0};
+    const auto& io = node.kind() == OpKind::parameter ? graph.parameters : graph.results;
+    for (std::size_t k = 0; k < io.size(); ++k)
+      if (io[k] == i) step.io_index = k;
+    for (const InputPort& in : node.inputs) {
+      const std::size_t slot = first_slot[in.source_node] + in.source_output;
+      step.inputs.push_back(slot);
+      last_reader[slot] = plan.steps.size();
+    }
+    plan.steps.push_back(std::move(step));
+  }
+  for (std::size_t slot = 0; slot < plan.slot_count; ++slot)
+    if (last_reader[slot] != SIZE_MAX) plan.steps[last_reader[slot]].release.push_back(slot);
+  return plan;
+}
+
+std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
+                            std::vector<Tensor>& slots) {
+  slots.assign(plan.slot_count, Tensor());
+  std::vector<Tensor> results(graph.results.size());
+  std::vector<ValueInfo> infos;
+  std::vector<Tensor> inputs;
+  for (const ExecPlan::Step& step : plan.steps) {
+    const Node& node = graph.nodes[step.node];
+    switch (node.kind()) {
+      case OpKind::parameter:
+        slots[step.first_output] = fed[step.io_index];
+        break;
+      case OpKind::constant:
+        slots[step.first_output] = node.value;
+        break;
+      case OpKind::result:
+        results[step.io_index] = slots[step.inputs[0]];
+        break;
+      case OpKind::compute: {
+        infos.clear();
+        inputs.clear();
+        for (std::size_t slot : step.inputs) {
+          inputs.push_back(slots[slot]);
+          const Tensor& t = inputs.back();
+          infos.push_back({t.element_type(), PartialShape::from_shape(t.shape()), nullptr});
+        }
+        for (std::size_t k = 0; k < inputs.size(); ++k) infos[k].value = &inputs[k];
+        try {
+          const std::vector<OutputInfo> outs = node.op->infer(infos);
+          std::vector<Tensor> outputs;
+          outputs.reserve(outs.size());
+          for (const OutputInfo& o : outs) {
+            if (!o.shape.is_static())
+              throw Error(ErrorCode::shape, "the shape rule left output shape " +
+                                                to_string(o.shape) + " dynamic at run time");
+            outputs.emplace_back(o.type, o.shape.to_shape());
+          }
+          node.op->execute(inputs, outputs);
+          for (std::size_t k = 0; k < outputs.size(); ++k)
+            slots[step.first_output + k] = std::move(outputs[k]);
+        } catch (const Error& e) {
+          throw graph.locate(e, node);
+        } catch (const std::bad_alloc&) {
+          throw graph.locate(Error(ErrorCode::value, "out of memory for the layer's outputs"), node);
+        }
+        break;
+      }
+    }
+    for (std::size_t slot : step.release) slots[slot] = Tensor();
+  }
+  return results;
+}
+
+}  // namespace irlite

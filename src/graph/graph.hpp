@@ -1,0 +1,86 @@
+#pragma once
+// The loaded graph: layers with their ports and edges, in topological order.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "irlite/error.hpp"
+#include "irlite/shape.hpp"
+#include "irlite/tensor.hpp"
+#include "ops/op.hpp"
+
+namespace irlite {
+
+/// 1-based line and column in the .xml; 0 when unknown.
+struct Location {
+  std::int64_t line = 0;
+  std::int64_t column = 0;
+};
+
+struct InputPort {
+  std::int64_t id = 0;                      ///< IR port id
+  std::size_t source_node = SIZE_MAX;       ///< index into Graph::nodes; SIZE_MAX = not fed
+  std::size_t source_output = 0;            ///< output position on the source node
+};
+
+struct OutputPort {
+  std::int64_t id = 0;  ///< IR port id
+  std::vector<std::string> names;
+  ElementType declared_type = ElementType::undefined;
+  std::vector<std::int64_t> declared_dims;
+  ElementType type = ElementType::undefined;  ///< inferred
+  PartialShape shape = PartialShape::dynamic_rank();
+};
+
+struct Node {
+  std::int64_t id = 0;
+  std::string name;
+  std::string type;   ///< as written in the IR
+  std::string opset;  ///< as written: "opset11"
+  Location location;
+  std::size_t document_index = 0;
+  const OpDef* def = nullptr;       ///< null when the op is not supported or its <data> is bad
+  std::shared_ptr<const Op> op;
+  std::vector<InputPort> inputs;    ///< in input order
+  std::vector<OutputPort> outputs;  ///< in output order
+  Tensor value;                     ///< a Const's data; empty when the weights are absent
+  bool has_value = false;
+  bool reaches_result = true;
+  bool failed = false;  ///< shape inference or creation failed: outputs are unknown
+
+  OpKind kind() const { return def ? def->kind : OpKind::compute; }
+  /// "TopK-11", or the IR spelling when the op is unknown.
+  std::string display_type() const;
+};
+
+struct Graph {
+  std::string file;  ///< the .xml path as given, for messages
+  std::string name;
+  int ir_version = 0;
+  std::vector<Node> nodes;               ///< topological order, ties by document order
+  std::vector<std::size_t> parameters;   ///< document order
+  std::vector<std::size_t> results;      ///< document order
+
+  /// Where a node is, for an Error.
+  ErrorContext context(const Node& node) const;
+  /// The same error placed at `node`: the node's file, line and layer, and an input/output
+  /// position in the error mapped to that port's IR id.
+  Error locate(const Error& error, const Node& node) const;
+};
+
+/// Problems and warnings found while loading: thrown at once, or collected with keep_going.
+struct Diagnostics {
+  bool keep_going = false;
+  std::vector<Error> problems;
+  std::vector<Error> warnings;
+
+  void report(Error error) {
+    if (!keep_going) throw error;
+    problems.push_back(std::move(error));
+  }
+};
+
+}  // namespace irlite

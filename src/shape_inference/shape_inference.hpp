@@ -1,0 +1,13 @@
+#pragma once
+// Load-time shape inference: every layer's output types and partial shapes, in run order.
+
+#include "graph/graph.hpp"
+
+namespace irlite {
+
+/// Infers every node's outputs from its inputs with the op's shape rule, using the values of
+/// Const inputs. A layer whose rule fails is reported and its outputs stay unknown; layers fed by
+/// it are skipped. Declared port dims that contradict the inferred shapes become warnings.
+void infer_shapes(Graph& graph, Diagnostics& diagnostics);
+
+}  // namespace irlite
