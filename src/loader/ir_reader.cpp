@@ -441,12 +441,13 @@ class Reader {
         }
       }
     }
+    // The walk went from consumers to producers; print the loop in data-flow order.
     std::string members;
     for (std::size_t k = path.size(); k-- > seen_at[cur];) {
       const Node& m = graph_.nodes[path[k]];
       members += fmt::format("{} '{}' -> ", m.id, m.name);
     }
-    const Node& first = graph_.nodes[cur];
+    const Node& first = graph_.nodes[path.back()];
     members += fmt::format("{} '{}'", first.id, first.name);
     fail(ErrorCode::graph, "the layer is on a cycle: " + members, graph_.context(first));
     // With keep_going, the layers on or behind the cycle stay, unsorted and not inferred.

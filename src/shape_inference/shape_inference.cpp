@@ -17,7 +17,8 @@ bool declared_contradicts(const OutputPort& port) {
   if (port.declared_type != ElementType::undefined && port.type != ElementType::undefined &&
       port.declared_type != port.type)
     return true;
-  if (!port.shape.rank_is_static()) return false;
+  // No <dim> is how the IR writes both a scalar and a dynamic rank: nothing to compare.
+  if (!port.shape.rank_is_static() || port.declared_dims.empty()) return false;
   if (static_cast<std::size_t>(port.shape.rank()) != port.declared_dims.size()) return true;
   for (std::size_t i = 0; i < port.declared_dims.size(); ++i) {
     const std::int64_t d = port.declared_dims[i];

@@ -1,0 +1,400 @@
+// The loader, graph checks, shape inference plumbing and the executor, through the public API.
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "irlite/irlite.hpp"
+
+using namespace irlite;
+
+namespace {
+
+std::string parameter(int id, const std::string& name, const std::string& type,
+                      const std::string& shape, const std::string& precision = "FP32",
+                      const std::string& dims = "") {
+  return "<layer id=\"" + std::to_string(id) + "\" name=\"" + name +
+         "\" type=\"Parameter\" version=\"opset1\"><data shape=\"" + shape +
+         "\" element_type=\"" + type + "\"/><output><port id=\"0\" precision=\"" + precision +
+         "\" names=\"" + name + "_tensor\">" + dims + "</port></output></layer>\n";
+}
+
+std::string result(int id, const std::string& name) {
+  return "<layer id=\"" + std::to_string(id) + "\" name=\"" + name +
+         "\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"/></input></layer>\n";
+}
+
+std::string edge(int from, int from_port, int to, int to_port) {
+  return "<edge from-layer=\"" + std::to_string(from) + "\" from-port=\"" +
+         std::to_string(from_port) + "\" to-layer=\"" + std::to_string(to) + "\" to-port=\"" +
+         std::to_string(to_port) + "\"/>\n";
+}
+
+std::string net(const std::string& layers, const std::string& edges, int version = 11) {
+  return "<?xml version=\"1.0\"?>\n<net name=\"test\" version=\"" + std::to_string(version) +
+         "\">\n<layers>\n" + layers + "</layers>\n<edges>\n" + edges + "</edges>\n<rt_info/>\n</net>\n";
+}
+
+std::string identity(const std::string& type, const std::string& shape, int version = 11) {
+  return net(parameter(0, "x", type, shape) + result(1, "x/sink_port_0"), edge(0, 0, 1, 0),
+             version);
+}
+
+std::string constant(int id, const std::string& type, const std::string& shape,
+                     std::uint64_t offset, std::uint64_t size) {
+  return "<layer id=\"" + std::to_string(id) + "\" name=\"c" + std::to_string(id) +
+         "\" type=\"Const\" version=\"opset1\"><data element_type=\"" + type + "\" shape=\"" +
+         shape + "\" offset=\"" + std::to_string(offset) + "\" size=\"" + std::to_string(size) +
+         "\"/><output><port id=\"0\" precision=\"" + type + "\" names=\"c\"/></output></layer>\n";
+}
+
+Model load(const std::string& xml, std::span<const std::byte> weights = {}) {
+  return Model::load_from_memory(xml, weights, {}, "test.xml");
+}
+
+/// Loads and returns the error message; fails the test if loading succeeds.
+std::string load_error(const std::string& xml, std::span<const std::byte> weights = {}) {
+  try {
+    load(xml, weights);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  FAIL("the model loaded");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("IR v10 and v11 load; rt_info, unknown attributes and comments are tolerated") {
+  for (int v : {10, 11}) {
+    const std::string xml =
+        "<?xml version=\"1.0\"?><!-- a comment --><net name=\"m\" version=\"" +
+        std::to_string(v) +
+        "\"><layers><layer id=\"3\" name=\"in\" type=\"Parameter\" version=\"opset8\">"
+        "<data shape=\"2\" element_type=\"f32\" cacheable=\"false\"/><rt_info><attribute "
+        "name=\"x\" version=\"0\" value=\"y\"/></rt_info><output><port id=\"0\" precision=\"FP32\">"
+        "<dim>2</dim><rt_info/></port></output></layer><layer id=\"1\" name=\"out\" "
+        "type=\"Result\" version=\"opset1\"><data/><input><port id=\"0\"/></input></layer>"
+        "</layers><edges><edge from-layer=\"3\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/>"
+        "</edges><rt_info><Runtime_version value=\"x\"/></rt_info></net>";
+    const Model m = load(xml);
+    CHECK(m.ir_version() == v);
+    CHECK(m.name() == "m");
+    REQUIRE(m.inputs().size() == 1);
+    CHECK(m.inputs()[0].name == "in");
+    CHECK(m.outputs()[0].name == "out");  // no tensor names on the port: the Result's name
+    CHECK(m.warnings().empty());
+  }
+}
+
+TEST_CASE("Parameter shapes: static, dynamic, intervals, dynamic rank, scalar") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"1,3,224,224", "[1,3,224,224]"}, {"?,3", "[?,3]"},     {"-1,3", "[?,3]"},
+      {"1,3..5,4", "[1,3..5,4]"},       {"..200", "[..200]"}, {"120..", "[120..]"},
+      {"...", "[...]"},                 {"", "[]"},           {"[2, 3]", "[2,3]"},
+  };
+  for (const auto& [text, printed] : cases) {
+    CAPTURE(text);
+    const Model m = load(identity("f32", text));
+    CHECK(to_string(m.inputs()[0].shape) == printed);
+    CHECK(to_string(m.outputs()[0].shape) == printed);
+    CHECK(m.is_dynamic() == (std::string(printed).find_first_of("?.") != std::string::npos));
+  }
+  CHECK(load_error(identity("f32", "1,,2")).find("attribute 'shape' = '1,,2'") != std::string::npos);
+  CHECK(load_error(identity("f32", "1s")).find("cannot parse dimension '1s'") != std::string::npos);
+}
+
+TEST_CASE("element types in both spellings; unknown ones are located errors") {
+  CHECK(load(identity("FP16", "2")).inputs()[0].element_type == ElementType::f16);
+  CHECK(load(identity("boolean", "2")).inputs()[0].element_type == ElementType::boolean);
+  const std::string e = load_error(identity("f17", "2"));
+  CHECK(e.find("test.xml:4:") == 0);
+  CHECK(e.find("layer 0 'x' (Parameter-1)") != std::string::npos);
+  CHECK(e.find("attribute 'element_type' = 'f17': unknown element type") != std::string::npos);
+}
+
+TEST_CASE("malformed XML, wrong root and IR versions are refused") {
+  CHECK(load_error("<net version=\"11\"><layers></net>").find("test.xml:1:") == 0);
+  CHECK(load_error("<net version=\"11\"><layers></net>").find("malformed XML") != std::string::npos);
+  CHECK(load_error("<model version=\"11\"/>").find("root element is <model>") != std::string::npos);
+  CHECK(load_error(identity("f32", "2", 9)).find("unsupported IR version '9'") != std::string::npos);
+  CHECK(load_error("<net><layers/></net>").find("no version attribute") != std::string::npos);
+  CHECK(load_error("").find("malformed XML") != std::string::npos);
+}
+
+TEST_CASE("layers: mandatory attributes, duplicate ids, unknown ops and versions") {
+  CHECK(load_error(net("<layer name=\"a\" type=\"Parameter\" version=\"opset1\"/>", ""))
+            .find("missing the mandatory attribute 'id'") != std::string::npos);
+  CHECK(load_error(net(parameter(0, "a", "f32", "1") + parameter(0, "b", "f32", "1") +
+                           result(2, "r"),
+                       edge(0, 0, 2, 0)))
+            .find("duplicate layer id 0") != std::string::npos);
+  const std::string unknown = load_error(net(
+      parameter(0, "a", "f32", "1") +
+          "<layer id=\"1\" name=\"r\" type=\"Round\" version=\"opset5\"><input><port id=\"0\"/>"
+          "</input><output><port id=\"1\" precision=\"FP32\"/></output></layer>" +
+          result(2, "out"),
+      edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  CHECK(unknown.find("layer 1 'r' (Round)") != std::string::npos);
+  CHECK(unknown.find("unsupported op type 'Round'; irlite supports Parameter-1") !=
+        std::string::npos);
+  const std::string opset = load_error(net(
+      "<layer id=\"0\" name=\"a\" type=\"Parameter\" version=\"opset99\"><data shape=\"1\" "
+      "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"/></output></layer>" +
+          result(1, "out"),
+      edge(0, 0, 1, 0)));
+  CHECK(opset.find("unsupported version 'opset99'") != std::string::npos);
+  CHECK(opset.find("Parameter-1 (opset1)") != std::string::npos);
+}
+
+TEST_CASE("edges: missing layers and ports, ports fed twice or never, cycles, no Result") {
+  const std::string layers = parameter(0, "a", "f32", "1") + result(1, "out");
+  CHECK(load_error(net(layers, edge(0, 0, 7, 0))).find("edge to layer 7, which does not exist") !=
+        std::string::npos);
+  CHECK(load_error(net(layers, edge(5, 0, 1, 0))).find("edge from layer 5, which does not exist") !=
+        std::string::npos);
+  CHECK(load_error(net(layers, edge(0, 3, 1, 0)))
+            .find("output port 3, which the layer does not have") != std::string::npos);
+  const std::string bad_in = load_error(net(layers, edge(0, 0, 1, 4)));
+  CHECK(bad_in.find("layer 1 'out' (Result-1)") != std::string::npos);
+  CHECK(bad_in.find("input port 4, which the layer does not have") != std::string::npos);
+  const std::string unfed = load_error(net(layers, ""));
+  CHECK(unfed.find("layer 1 'out' (Result-1), input port 0: input port is not fed") !=
+        std::string::npos);
+  const std::string twice = load_error(
+      net(parameter(0, "a", "f32", "1") + parameter(2, "b", "f32", "1") + result(1, "out"),
+          edge(0, 0, 1, 0) + edge(2, 0, 1, 0)));
+  CHECK(twice.find("input port 0: port is fed twice") != std::string::npos);
+  CHECK(load_error(net(parameter(0, "a", "f32", "1"), "")).find("no Result layer") !=
+        std::string::npos);
+  // Two Results feeding each other through made-up outputs would not be valid IR; a cycle needs
+  // ops with inputs and outputs: use layers of an unknown type and collect every problem.
+  const std::string loop =
+      "<layer id=\"5\" name=\"p\" type=\"Foo\" version=\"opset1\"><input><port id=\"0\"/></input>"
+      "<output><port id=\"1\" precision=\"FP32\"/></output></layer>"
+      "<layer id=\"6\" name=\"q\" type=\"Foo\" version=\"opset1\"><input><port id=\"0\"/></input>"
+      "<output><port id=\"1\" precision=\"FP32\"/></output></layer>" +
+      result(7, "out");
+  LoadOptions keep;
+  keep.keep_going = true;
+  const Model m = Model::load_from_memory(
+      net(loop, edge(5, 1, 6, 0) + edge(6, 1, 5, 0) + edge(6, 1, 7, 0)), {}, keep, "test.xml");
+  bool cycle = false;
+  for (const Error& e : m.problems())
+    cycle |= std::string(e.what()).find("on a cycle: 5 'p' -> 6 'q' -> 5 'p'") != std::string::npos ||
+             std::string(e.what()).find("on a cycle: 6 'q' -> 5 'p' -> 6 'q'") != std::string::npos;
+  CHECK(cycle);
+  CHECK(m.problems().size() == 3);  // two unknown ops and the cycle
+  CHECK_THROWS_AS(Session{m}, Error);
+}
+
+TEST_CASE("output ports: precision is mandatory, dims are integers >= -1") {
+  CHECK(load_error(net(parameter(0, "a", "f32", "1", "FP99") + result(1, "r"), edge(0, 0, 1, 0)))
+            .find("output port 0: unknown precision 'FP99'") != std::string::npos);
+  CHECK(load_error(net(parameter(0, "a", "f32", "1", "FP32", "<dim>-2</dim>") + result(1, "r"),
+                       edge(0, 0, 1, 0)))
+            .find("dimension '-2' must be an integer >= -1") != std::string::npos);
+}
+
+TEST_CASE("declared dims that contradict inference are warnings") {
+  const Model m = load(net(parameter(0, "a", "f32", "2,3", "FP32", "<dim>2</dim><dim>4</dim>") +
+                               result(1, "r"),
+                           edge(0, 0, 1, 0)));
+  REQUIRE(m.warnings().size() == 1);
+  CHECK(std::string(m.warnings()[0].what()).find("output port 0: the IR declares f32 [2,4] but "
+                                                 "irlite infers f32 [2,3]") != std::string::npos);
+  CHECK(m.layers()[0].outputs[0].declared_differs);
+  // -1 for an interval dimension is how OpenVINO writes it: no warning.
+  const Model ok = load(net(parameter(0, "a", "f32", "2..8,3", "FP32", "<dim>-1</dim><dim>3</dim>") +
+                                result(1, "r"),
+                            edge(0, 0, 1, 0)));
+  CHECK(ok.warnings().empty());
+}
+
+TEST_CASE("layers that reach no Result are reported and not run") {
+  std::vector<std::byte> w(4);
+  const Model m = load(net(parameter(0, "a", "f32", "1") + constant(2, "f32", "1", 0, 4) +
+                               result(1, "r"),
+                           edge(0, 0, 1, 0)),
+                       w);
+  REQUIRE(m.warnings().size() == 1);
+  CHECK(std::string(m.warnings()[0].what()).find("layer 2 'c2' (Constant-1): the layer reaches no Result") !=
+        std::string::npos);
+  CHECK_FALSE(m.layers()[1].reaches_result);
+  Session s(m);
+  float x = 1.5f;
+  CHECK(s.run({{"a", Tensor::view(ElementType::f32, {1}, &x)}}).size() == 1);
+}
+
+TEST_CASE("Const: weights bounds, sizes and the missing .bin") {
+  std::vector<std::byte> w(16);
+  const auto model = [](std::uint64_t offset, std::uint64_t size, const std::string& shape = "2") {
+    return net(constant(0, "i32", shape, offset, size) + result(1, "r"), edge(0, 0, 1, 0));
+  };
+  CHECK_NOTHROW(load(model(8, 8), w));
+  CHECK(load_error(model(12, 8), w).find("needs bytes [12, 20) but the weights buffer has 16 bytes") !=
+        std::string::npos);
+  CHECK(load_error(model(18446744073709551615ull, 8), w).find("needs bytes") != std::string::npos);
+  CHECK(load_error(model(0, 4), w).find("size 4 is too small for shape [2] of i32 (8 bytes needed)") !=
+        std::string::npos);
+  CHECK(load_error(model(0, 8)).find("no weights file") != std::string::npos);
+  CHECK(load_error(model(0, 8, "4294967296,4294967296"), w).find("element count overflows") !=
+        std::string::npos);
+  // A Const that needs no bytes loads without weights.
+  CHECK_NOTHROW(load(model(0, 0, "0")));
+  LoadOptions keep;
+  keep.keep_going = true;
+  const Model m = Model::load_from_memory(model(0, 8), {}, keep, "test.xml");
+  CHECK(m.problems().empty());
+  REQUIRE(m.warnings().size() == 1);
+  CHECK(std::string(m.warnings()[0].what()).find("no weights file") != std::string::npos);
+  CHECK(to_string(m.outputs()[0].shape) == "[2]");
+}
+
+TEST_CASE("Const data are views into the weights when aligned") {
+  alignas(8) std::int32_t values[3] = {7, -8, 9};
+  const std::span<const std::byte> w(reinterpret_cast<const std::byte*>(values), sizeof values);
+  const Model m = load(net(constant(0, "i32", "2", 4, 8) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  Session s(m);
+  const auto out = s.run({});
+  const Tensor& t = out.at("c");
+  CHECK(t.data() == static_cast<const void*>(values + 1));
+  CHECK(t.values<std::int32_t>()[0] == -8);
+  CHECK(m.layers()[0].attributes.back() == std::pair<std::string, std::string>{"value", "[-8,9]"});
+  // An unaligned Const is copied, with the same values.
+  std::vector<std::byte> odd(9);
+  std::memcpy(odd.data() + 1, values, 8);
+  const Model u = load(net(constant(0, "i32", "2", 1, 8) + result(1, "r"), edge(0, 0, 1, 0)), odd);
+  const auto out2 = Session(u).run({});
+  CHECK(out2.at("c").values<std::int32_t>()[1] == -8);
+}
+
+TEST_CASE("files: the .bin next to the .xml, an explicit weights path, a missing file") {
+  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_test";
+  std::filesystem::create_directories(dir);
+  const std::string xml = net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
+  std::ofstream(dir / "m.xml") << xml;
+  const std::int64_t v = 42;
+  std::ofstream(dir / "m.bin", std::ios::binary).write(reinterpret_cast<const char*>(&v), 8);
+  CHECK(Session(Model::load(dir / "m.xml")).run({}).at("c").values<std::int64_t>()[0] == 42);
+  std::filesystem::rename(dir / "m.bin", dir / "other.bin");
+  try {
+    Model::load(dir / "m.xml");
+    FAIL("loaded without weights");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::io);
+    CHECK(std::string(e.what()).find("looked for " + (dir / "m.bin").string()) != std::string::npos);
+  }
+  LoadOptions opts;
+  opts.weights = dir / "other.bin";
+  CHECK(Session(Model::load(dir / "m.xml", opts)).run({}).at("c").values<std::int64_t>()[0] == 42);
+  CHECK_THROWS_AS(Model::load(dir / "missing.xml"), Error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Parameter -> Result round-trips every element type without copying") {
+  for (const char* type : {"f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16",
+                           "u32", "u64", "boolean"}) {
+    CAPTURE(type);
+    const ElementType et = *parse_element_type(type);
+    const Model m = load(identity(type, "2,3"));
+    CHECK(m.inputs()[0].element_type == et);
+    Tensor in(et, {2, 3});
+    auto* bytes = static_cast<unsigned char*>(in.data());
+    for (std::size_t i = 0; i < in.byte_size(); ++i) bytes[i] = static_cast<unsigned char>(i * 7 + 1);
+    const auto out = Session(m).run({{"x", in}});
+    const Tensor& t = out.at("x_tensor");
+    CHECK(t.element_type() == et);
+    CHECK(t.shape() == Shape{2, 3});
+    CHECK(t.data() == in.data());
+  }
+}
+
+TEST_CASE("Const -> Result round-trips every element type") {
+  for (const char* type : {"f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16",
+                           "u32", "u64", "boolean"}) {
+    CAPTURE(type);
+    const ElementType et = *parse_element_type(type);
+    const std::size_t bytes = 3 * element_size(et);
+    alignas(8) std::byte w[24];
+    for (std::size_t i = 0; i < bytes; ++i) w[i] = static_cast<std::byte>(i * 13 + 5);
+    const Model m = load(net(constant(0, type, "3", 0, bytes) + result(1, "r"), edge(0, 0, 1, 0)),
+                         std::span<const std::byte>(w, bytes));
+    const Tensor t = Session(m).run({}).at("c");
+    CHECK(t.element_type() == et);
+    CHECK(std::memcmp(t.data(), w, bytes) == 0);
+  }
+}
+
+TEST_CASE("dynamic Parameters take inputs of different sizes in successive runs") {
+  const Model m = load(identity("i32", "?,2..3"));
+  Session s(m);
+  for (std::int64_t rows : {1, 4, 0, 7}) {
+    Tensor in(ElementType::i32, {rows, 3});
+    const auto out = s.run({{"x_tensor", in}});
+    CHECK(out.at("x_tensor").shape() == Shape{rows, 3});
+  }
+  const auto rejects = [&](Tensor in, const std::string& what) {
+    try {
+      s.run({{"x", in}});
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::input);
+      CHECK(std::string(e.what()).find(what) != std::string::npos);
+    }
+  };
+  rejects(Tensor(ElementType::i32, {2, 4}), "input 'x' expects i32 [?,2..3], got i32 [2,4]");
+  rejects(Tensor(ElementType::f32, {2, 3}), "expects i32 [?,2..3], got f32 [2,3]");
+  rejects(Tensor(ElementType::i32, {6}), "got i32 [6]");
+  CHECK_THROWS_WITH_AS(s.run({}), doctest::Contains("input 'x' is not given"), Error);
+  CHECK_THROWS_WITH_AS(s.run({{"y", Tensor(ElementType::i32, {1, 3})}}),
+                       doctest::Contains("the model has no input 'y' (inputs: x)"), Error);
+}
+
+TEST_CASE("reshape sets input shapes and infers again") {
+  const Model m = load(identity("f32", "?,3"));
+  const Model r = m.reshape({{"x", PartialShape{5, 3}}});
+  CHECK(to_string(r.inputs()[0].shape) == "[5,3]");
+  CHECK(to_string(r.outputs()[0].shape) == "[5,3]");
+  CHECK_FALSE(r.is_dynamic());
+  CHECK(to_string(m.inputs()[0].shape) == "[?,3]");  // the original is unchanged
+  CHECK(to_string(m.reshape({{"x_tensor", PartialShape{Dimension(2, 4), 3}}}).outputs()[0].shape) ==
+        "[2..4,3]");
+  CHECK_THROWS_WITH_AS(m.reshape({{"nope", PartialShape{1}}}), doctest::Contains("no input 'nope'"),
+                       Error);
+}
+
+TEST_CASE("keep_going collects every problem in one pass") {
+  LoadOptions keep;
+  keep.keep_going = true;
+  const Model m = Model::load_from_memory(
+      net(parameter(0, "a", "f99", "1") + parameter(1, "b", "f32", "1x") + result(2, "r") +
+              result(3, "s"),
+          edge(0, 0, 2, 0) + edge(1, 0, 3, 0)),
+      {}, keep, "test.xml");
+  CHECK(m.problems().size() == 2);
+  CHECK_THROWS_WITH_AS(Session{m}, doctest::Contains("cannot run a model that failed to load"), Error);
+}
+
+TEST_CASE("one model, a session per thread") {
+  const Model m = load(identity("i64", "?"));
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      Session s(m);
+      for (int i = 0; i < 50; ++i) {
+        Tensor in(ElementType::i64, {t + 1});
+        in.data<std::int64_t>()[0] = t * 100 + i;
+        if (s.run({{"x", in}}).at("x_tensor").values<std::int64_t>()[0] == t * 100 + i) ++ok[static_cast<std::size_t>(t)];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int n : ok) CHECK(n == 50);
+}
