@@ -58,7 +58,7 @@ LayerInfo describe(const Graph& graph, const Node& node) {
     lo.shape = out.shape;
     lo.declared_element_type = out.declared_type;
     lo.declared_dims = out.declared_dims;
-    lo.declared_differs = false;
+    lo.declared_differs = declared_contradicts(out);
     info.outputs.push_back(std::move(lo));
   }
   return info;
@@ -89,14 +89,6 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
     impl->outputs.push_back(std::move(info));
   }
   for (const Node& node : graph.nodes) impl->layers.push_back(describe(graph, node));
-  // Declared-vs-inferred differences were reported as warnings on output ports; mark them.
-  for (const Error& w : diagnostics.warnings) {
-    if (w.context().port_kind != ErrorContext::PortKind::output || !w.context().layer_id) continue;
-    for (LayerInfo& layer : impl->layers)
-      if (layer.id == *w.context().layer_id)
-        for (LayerOutput& out : layer.outputs)
-          if (out.port == w.context().port) out.declared_differs = true;
-  }
   for (const Node& node : graph.nodes) {
     if (node.reaches_result || node.kind() == OpKind::parameter) continue;
     diagnostics.warnings.emplace_back(ErrorCode::graph,

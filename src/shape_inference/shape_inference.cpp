@@ -11,8 +11,10 @@ PartialShape declared_shape(const OutputPort& port) {
   return PartialShape(std::move(dims));
 }
 
-/// OpenVINO writes -1 for every non-static dimension and no <dim> for dynamic rank, so only a
-/// static declared extent that the inferred dimension cannot take is a contradiction.
+}  // namespace
+
+// OpenVINO writes -1 for every non-static dimension and no <dim> for dynamic rank, so only a
+// static declared extent that the inferred dimension cannot take is a contradiction.
 bool declared_contradicts(const OutputPort& port) {
   if (port.declared_type != ElementType::undefined && port.type != ElementType::undefined &&
       port.declared_type != port.type)
@@ -26,6 +28,8 @@ bool declared_contradicts(const OutputPort& port) {
   }
   return false;
 }
+
+namespace {
 
 void compare_declared(const Graph& graph, Node& node, Diagnostics& diagnostics) {
   for (const OutputPort& port : node.outputs) {

@@ -10,4 +10,8 @@ namespace irlite {
 /// it are skipped. Declared port dims that contradict the inferred shapes become warnings.
 void infer_shapes(Graph& graph, Diagnostics& diagnostics);
 
+/// Whether the precision or `<dim>`s the IR declares on an output port contradict the inferred
+/// type and shape.
+bool declared_contradicts(const OutputPort& port);
+
 }  // namespace irlite
