@@ -1,0 +1,141 @@
+#pragma once
+// A one-op model builder for tests: Parameters and Consts feed a single layer whose every output
+// goes to a Result. It writes a real IR v11 document and weights blob and loads them through
+// Model::load_from_memory, so a test exercises the loader, shape inference and executor exactly
+// as a user's file would.
+//
+//   OpTester t("TopK", "opset11");
+//   t.attr("axis", 1).attr("mode", "max").attr("sort", "value");
+//   t.input_parameter("data", make_tensor(ElementType::f32, {2, 3}, {1, 5, 2, 4, 0, 3}));
+//   t.input_const("k", make_tensor(ElementType::i64, {}, {2}));
+//   std::vector<Tensor> out = t.run();  // out[0]: values, out[1]: indices
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "irlite/irlite.hpp"
+#include "ops/op.hpp"
+
+namespace irlite::testing {
+
+class OpTester {
+ public:
+  /// The op's layer: its IR type ("TopK") and version ("opset11").
+  OpTester(std::string type, std::string opset, std::string layer_name = "op");
+
+  /// A `<data>` attribute, written as given (integers in decimal, booleans as true/false).
+  OpTester& attr(std::string_view name, std::string_view value);
+  OpTester& attr(std::string_view name, const char* value) {
+    return attr(name, std::string_view(value));
+  }
+  OpTester& attr(std::string_view name, bool value) {
+    return attr(name, std::string_view(value ? "true" : "false"));
+  }
+  template <std::integral T>
+  requires(!std::same_as<T, bool>) OpTester& attr(std::string_view name, T value) {
+    return attr(name, std::string_view(std::to_string(value)));
+  }
+
+  /// The next input port: a Parameter whose tensor is passed to run() by name.
+  OpTester& input_parameter(std::string name, ElementType type, PartialShape shape);
+  /// The next input port: a Parameter declared with `value`'s shape (or `shape`, which must
+  /// accept it); run() feeds `value` unless told otherwise.
+  OpTester& input_parameter(std::string name, Tensor value);
+  OpTester& input_parameter(std::string name, Tensor value, PartialShape shape);
+  /// The next input port: a Const whose bytes go into the weights blob.
+  OpTester& input_const(std::string name, Tensor value);
+
+  /// The op's outputs, named out0..out{n-1}. Default: the registered op's output count.
+  OpTester& outputs(std::size_t n);
+  /// The op's outputs with these tensor names (the names run() and Session::run() use).
+  OpTester& outputs(std::vector<std::string> names);
+  /// Writes output `index`'s port with this precision and these dims. Without it the ports
+  /// carry what the registered op infers (the first input's type and no dims when it cannot).
+  OpTester& declare_output(std::size_t index, ElementType type, PartialShape shape);
+
+  /// The IR v11 document.
+  std::string xml() const;
+  /// The weights blob the Consts point into (each Const at an 8-byte aligned offset).
+  std::vector<std::byte> weights() const;
+  /// Loads xml() and weights(). The blob stays inside the tester, so the tester must outlive
+  /// the model and everything obtained from it.
+  Model load(const LoadOptions& options = {});
+  /// Loads the model (again if the tester changed since), runs it with the Parameter values
+  /// given to input_parameter() overridden or completed by `feeds`, and returns the op's
+  /// outputs in port order. Throws irlite::Error as Session::run() does.
+  std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds = {});
+
+  /// Shape inference alone: the registered op's infer() on the inputs as the loader sees them
+  /// (Consts with their values, Parameters without). Throws Error(unsupported) when the op is
+  /// not registered, and whatever the op throws.
+  std::vector<OutputInfo> infer() const;
+
+  const std::string& type() const { return type_; }
+  const std::string& opset() const { return opset_; }
+  std::size_t output_count() const;
+  const std::vector<std::string>& output_names() const;
+
+ private:
+  struct Input {
+    std::string name;
+    bool constant = false;
+    ElementType type = ElementType::undefined;
+    PartialShape shape;
+    std::optional<Tensor> value;  // Const value, or the Parameter's default feed
+  };
+  struct Declared {
+    ElementType type;
+    PartialShape shape;
+  };
+
+  void changed() { model_.reset(); }
+
+  std::string type_;
+  std::string opset_;
+  std::string layer_name_;
+  std::vector<std::pair<std::string, std::string>> attrs_;
+  std::vector<Input> inputs_;
+  mutable std::vector<std::string> output_names_;
+  bool outputs_set_ = false;
+  std::map<std::size_t, Declared> declared_;
+  std::optional<Model> model_;
+  // Every blob a model was loaded from, kept alive with the tester.
+  std::vector<std::shared_ptr<const std::vector<std::byte>>> blobs_;
+};
+
+/// `d` rounded once to nearest-even in float16 (no double rounding through float).
+float16 round_to_f16(double d);
+/// `d` rounded once to nearest-even in bfloat16.
+bfloat16 round_to_bf16(double d);
+
+/// A tensor from a flat list of numbers: decimals are rounded once to the element type;
+/// integer types require integral values in range (checked); boolean takes 0/1. Values beyond
+/// 2^53 are not exact as doubles: use tensor_from_json for those.
+Tensor make_tensor(ElementType type, Shape shape, std::initializer_list<double> values);
+
+/// A tensor from a flat JSON array, row-major. Integers are read as 64-bit (signed or
+/// unsigned) and must fit the element type; decimals are rounded once to the element type;
+/// booleans are true/false or 0/1. Throws std::invalid_argument on a count or range mismatch.
+Tensor tensor_from_json(ElementType type, const Shape& shape, const nlohmann::json& values);
+
+/// Element i as text (integers exactly, floats with 9 significant digits).
+std::string element_text(const Tensor& t, std::size_t i);
+/// Element i of a numeric tensor as a double (u64/i64 beyond 2^53 rounded).
+double element_as_double(const Tensor& t, std::size_t i);
+/// Whether element i of a and b have the same bytes (same element type assumed).
+bool same_bits(const Tensor& a, const Tensor& b, std::size_t i);
+
+/// Partial shape in the IR's Parameter `shape` spelling: no brackets, `...` for dynamic rank.
+std::string ir_shape_text(const PartialShape& shape);
+
+}  // namespace irlite::testing
