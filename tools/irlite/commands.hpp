@@ -1,0 +1,75 @@
+#pragma once
+// The subcommands of the `irlite` program and what they share: option structs, the usage error,
+// --shape parsing and one-line diagnostics.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "irlite/irlite.hpp"
+
+namespace irlite::cli {
+
+/// A mistake in the command line itself: reported as an error, exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Exit statuses.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;  ///< a model, input or file problem
+inline constexpr int kExitUsage = 2;
+
+/// Prints `irlite: error: <message>` (or `warning`) to stderr as one line.
+void print_error(const std::string& message);
+void print_warning(const std::string& message);
+
+/// One --shape argument: `NAME=[dims]`, or `[dims]` alone for a single-input model.
+struct ShapeOverride {
+  std::optional<std::string> name;
+  PartialShape shape;
+};
+
+/// Parses the text of --shape arguments. Throws UsageError on malformed text.
+std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>& texts);
+
+/// The shapes keyed by input name, the nameless one given to the model's only input. Throws
+/// UsageError when a nameless shape is given to a model without exactly one input or an input
+/// is given twice.
+std::map<std::string, PartialShape> resolve_shape_overrides(
+    const std::vector<ShapeOverride>& overrides, const Model& model);
+
+/// Which model input `name` designates: the Parameter's layer name first, then any tensor name
+/// (the rule Session::run follows). nullopt when none.
+std::optional<std::size_t> find_input(const Model& model, const std::string& name);
+
+/// "a, b, c", or "none".
+std::string input_list(const Model& model);
+
+struct RunOptions {
+  std::string model;
+  std::string weights;
+  std::vector<std::string> inputs;  ///< `NAME=FILE.npy` or `FILE.npy`
+  std::vector<std::string> shapes;  ///< --shape texts
+  std::string output_dir;
+  std::uint64_t seed = 0;
+  std::size_t values = 8;  ///< values printed per output
+};
+
+struct InspectOptions {
+  std::string model;
+  std::string weights;
+  std::vector<std::string> shapes;
+  bool json = false;
+};
+
+/// Each returns the exit status; irlite::Error and UsageError propagate to main.
+int run_command(const RunOptions& options);
+int inspect_command(const InspectOptions& options);
+int ops_command(bool json);
+
+}  // namespace irlite::cli

@@ -1,0 +1,99 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "commands.hpp"
+
+namespace irlite::cli {
+namespace {
+
+// Every diagnostic is one line, so that scripts can count and grep them.
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+}  // namespace
+
+void print_error(const std::string& message) {
+  std::fflush(stdout);
+  fmt::print(stderr, "irlite: error: {}\n", one_line(message));
+}
+
+void print_warning(const std::string& message) {
+  std::fflush(stdout);
+  fmt::print(stderr, "irlite: warning: {}\n", one_line(message));
+}
+
+std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>& texts) {
+  std::vector<ShapeOverride> overrides;
+  for (const std::string& text : texts) {
+    // Dimensions never contain '=', so the last one separates the name, which may.
+    ShapeOverride o;
+    std::string dims = text;
+    if (const auto eq = text.rfind('='); eq != std::string::npos) {
+      o.name = text.substr(0, eq);
+      dims = text.substr(eq + 1);
+      if (o.name->empty())
+        throw UsageError(fmt::format("--shape '{}': the input name before '=' is empty", text));
+    }
+    std::string why;
+    const auto shape = parse_partial_shape(dims, &why);
+    if (!shape)
+      throw UsageError(
+          fmt::format("--shape '{}': {}; expected NAME=[dims] with dims such as "
+                      "1,3,224,224, ?, -1, 2..8 (e.g. x=[1,?,3])",
+                      text, why));
+    o.shape = *shape;
+    overrides.push_back(std::move(o));
+  }
+  return overrides;
+}
+
+std::optional<std::size_t> find_input(const Model& model, const std::string& name) {
+  const auto& inputs = model.inputs();
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].name == name) return i;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& names = inputs[i].tensor_names;
+    if (std::find(names.begin(), names.end(), name) != names.end()) return i;
+  }
+  return std::nullopt;
+}
+
+std::string input_list(const Model& model) {
+  std::string s;
+  for (const PortInfo& in : model.inputs()) s += (s.empty() ? "" : ", ") + in.name;
+  return s.empty() ? "none" : s;
+}
+
+std::map<std::string, PartialShape> resolve_shape_overrides(
+    const std::vector<ShapeOverride>& overrides, const Model& model) {
+  std::map<std::string, PartialShape> shapes;
+  std::vector<std::string> given(model.inputs().size());
+  for (const ShapeOverride& o : overrides) {
+    std::string name;
+    if (o.name) {
+      name = *o.name;
+    } else {
+      if (model.inputs().size() != 1)
+        throw UsageError(
+            fmt::format("--shape {} has no input name, but the model has {} inputs "
+                        "({}); write --shape NAME=[dims]",
+                        to_string(o.shape), model.inputs().size(), input_list(model)));
+      name = model.inputs()[0].name;
+    }
+    // An unknown name is left to Model::reshape, which reports it with the model's inputs.
+    if (const auto index = find_input(model, name)) {
+      if (!given[*index].empty())
+        throw UsageError(fmt::format("--shape is given twice for input '{}' (as '{}' and '{}')",
+                                     model.inputs()[*index].name, given[*index], name));
+      given[*index] = name;
+    }
+    shapes[name] = o.shape;
+  }
+  return shapes;
+}
+
+}  // namespace irlite::cli

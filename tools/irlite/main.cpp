@@ -1,0 +1,142 @@
+// The `irlite` command: run and inspect OpenVINO IR models.
+// Exit status: 0 success, 1 a model, input or file error, 2 a command-line error.
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <exception>
+#include <iostream>
+#include <new>
+
+#include "commands.hpp"
+
+namespace {
+
+using namespace irlite::cli;
+
+constexpr const char* kRunHelp = R"(
+Inputs come from .npy files (-i NAME=FILE.npy, NAME being the input's Parameter layer
+name or one of its tensor names; -i FILE.npy alone for a single-input model). Their
+dtype must be the input's element type: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool.
+bf16 has no NumPy dtype: a bf16 input is read from the raw bits saved as uint16 ('<u2'),
+and bf16 outputs are written as uint16 raw bits too (np.uint16 array; view the bits as
+the upper half of float32 values to decode).
+Inputs not given are random, the same for the same --seed: floats uniform in [-1, 1),
+integers in [0, 10), booleans 0/1. A dynamic dimension takes the --shape given for the
+input, else its lower bound, else 1.
+For every output it prints the element type, shape, min, max, mean, NaN and infinity
+counts and the first values; with -o DIR it saves DIR/NAME.npy (characters of NAME other
+than letters, digits, '.', '-' and '_' become '_').
+
+Examples:
+  irlite run model.xml
+  irlite run model.xml -i input=x.npy -i k=k.npy -o out/
+  irlite run model.xml --shape 'x=[2,3]' --seed 7 --values 16)";
+
+constexpr const char* kInspectHelp = R"(
+Prints the model's inputs and outputs, then one row per layer in run order: id, name,
+type-version, inferred output element types and shapes (with the dims the IR declares
+where they differ, and "not run" for layers that reach no Result) and key attributes.
+Every problem is reported at once, one line each on stderr, and the exit status is then 1.
+The model is inspected without its .bin when it is missing (shapes that depend on
+Const values are then inferred without them).
+
+Examples:
+  irlite inspect model.xml
+  irlite inspect model.xml --shape 'x=[1,3,224,224]'
+  irlite inspect model.xml --json > model.json)";
+
+constexpr const char* kOpsHelp = R"(
+Examples:
+  irlite ops
+  irlite ops --json)";
+
+constexpr const char* kMainHelp = R"(
+Exit status: 0 success, 1 model, input or file error, 2 command-line error.
+
+Examples:
+  irlite run model.xml -i x=x.npy -o out/
+  irlite inspect model.xml --shape 'x=[?,3]'
+  irlite ops
+Run 'irlite COMMAND --help' for a command's options.)";
+
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end)
+    throw UsageError(fmt::format("--seed '{}': expected an integer in [0, 2^64)", text));
+  return value;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"irlite: run and inspect OpenVINO IR models (.xml + .bin)", "irlite"};
+  app.set_version_flag("--version", fmt::format("irlite {}", irlite::version()));
+  app.require_subcommand(1);
+  app.footer(kMainHelp);
+
+  RunOptions run;
+  std::string seed = "0";
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a model on .npy or random inputs");
+  run_cmd->footer(kRunHelp);
+  run_cmd->add_option("model", run.model, "The model's .xml file")->required();
+  run_cmd->add_option("-i,--input", run.inputs, "NAME=FILE.npy (repeatable), or FILE.npy")
+      ->allow_extra_args(false);
+  run_cmd->add_option("-o,--output-dir", run.output_dir, "Write every output to DIR/NAME.npy");
+  run_cmd->add_option("--seed", seed, "Seed of the random inputs (default 0)");
+  run_cmd->add_option("--shape", run.shapes, "NAME=[dims]: set an input's shape (repeatable)")
+      ->allow_extra_args(false);
+  run_cmd->add_option("-w,--weights", run.weights, "The .bin file (default: beside the .xml)");
+  run_cmd->add_option("--values", run.values, "How many values to print per output (default 8)")
+      ->check(CLI::Range(0, 1000000));
+
+  InspectOptions inspect;
+  CLI::App* inspect_cmd =
+      app.add_subcommand("inspect", "Show a model's layers, inferred shapes and problems");
+  inspect_cmd->footer(kInspectHelp);
+  inspect_cmd->add_option("model", inspect.model, "The model's .xml file")->required();
+  inspect_cmd->add_option("--shape", inspect.shapes, "NAME=[dims]: reshape an input (repeatable)")
+      ->allow_extra_args(false);
+  inspect_cmd->add_flag("--json", inspect.json, "Print one JSON document instead of text");
+  inspect_cmd->add_option("-w,--weights", inspect.weights,
+                          "The .bin file (default: beside the .xml)");
+
+  bool ops_json = false;
+  CLI::App* ops_cmd = app.add_subcommand("ops", "List the supported op types and versions");
+  ops_cmd->footer(kOpsHelp);
+  ops_cmd->add_flag("--json", ops_json, "Print JSON instead of text");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with status 0: print them to stdout.
+    if (e.get_exit_code() == 0) return app.exit(e, std::cout, std::cerr);
+    std::string hint = "irlite --help";
+    for (const CLI::App* sub : {run_cmd, inspect_cmd, ops_cmd})
+      if (sub->parsed()) hint = fmt::format("irlite {} --help", sub->get_name());
+    print_error(fmt::format("{} (see '{}')", e.what(), hint));
+    return kExitUsage;
+  }
+
+  try {
+    if (run_cmd->parsed()) {
+      run.seed = parse_seed(seed);
+      return run_command(run);
+    }
+    if (inspect_cmd->parsed()) return inspect_command(inspect);
+    return ops_command(ops_json);
+  } catch (const UsageError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory");
+    return kExitError;
+  } catch (const std::exception& e) {
+    // irlite::Error's what() already carries file:line:col and the layer.
+    print_error(e.what());
+    return kExitError;
+  }
+}
