@@ -9,5 +9,7 @@ OpDef parameter_op();
 OpDef constant_op();
 OpDef result_op();
 // Seed ops (declared by their files' authors):
+OpDef segment_max_op();
+OpDef embedding_segments_sum_op();
 
 }  // namespace irlite

@@ -15,6 +15,8 @@ const std::array kOps{
     constant_op(),
     result_op(),
     // Seed ops (one entry each):
+    segment_max_op(),
+    embedding_segments_sum_op(),
 };
 
 // The newest opset this registry knows; later opset names are refused rather than guessed.

@@ -1,0 +1,212 @@
+// EmbeddingSegmentsSum-3 (spec: sparse/embedding-segments-sum-3): sums of embedding-table rows
+// gathered into segments.
+
+#include "kernels/embedding_segments_sum.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "loader/attributes.hpp"
+#include "ops/all_ops.hpp"
+#include "ops/shape_utils.hpp"
+
+namespace irlite {
+namespace {
+
+constexpr std::size_t kTable = 0;
+constexpr std::size_t kIndices = 1;
+constexpr std::size_t kSegmentIds = 2;
+constexpr std::size_t kNumSegments = 3;
+constexpr std::size_t kDefaultIndex = 4;
+constexpr std::size_t kWeights = 5;
+
+bool is_index_type(ElementType t) {
+  return t == ElementType::i32 || t == ElementType::i64;
+}
+
+std::string range_text(std::uint64_t bound) {
+  return fmt::format("[0, {})", bound);
+}
+
+[[noreturn]] void index_error(const EmbeddingIndexProblem& p) {
+  using Input = EmbeddingIndexProblem::Input;
+  switch (p.input) {
+    case Input::indices:
+      value_error(kIndices, fmt::format("indices[{}] = {} is out of the embedding table range {}",
+                                        p.position, p.value, range_text(p.bound)));
+    case Input::segment_ids:
+      value_error(kSegmentIds, fmt::format("segment_ids[{}] = {} is out of the segment range {}",
+                                           p.position, p.value, range_text(p.bound)));
+    case Input::default_index:
+      break;
+  }
+  value_error(kDefaultIndex,
+              fmt::format("default_index = {} is out of the embedding table range {} (-1 fills "
+                          "empty segments with zeros)",
+                          p.value, range_text(p.bound)));
+}
+
+// Checks the known values of index input `input` against [0, bound) (bound unknown: only
+// against 0) before any kernel runs: at load time for Consts, at run time for everything.
+void check_known_indices(const ValueInfo& info, std::size_t input, std::string_view name,
+                         std::optional<std::int64_t> bound, bool minus_one_allowed) {
+  if (!info.value) return;
+  const std::vector<std::int64_t> values = integer_values(*info.value);
+  const bool scalar = info.value->rank() == 0;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const std::int64_t v = values[k];
+    if (minus_one_allowed && v == -1) continue;
+    if (v >= 0 && (!bound || v < *bound)) continue;
+    const std::string where = scalar ? std::string(name) : fmt::format("{}[{}]", name, k);
+    if (!bound) value_error(input, fmt::format("{} = {} is negative", where, v));
+    EmbeddingIndexProblem p{};
+    p.input = input == kIndices      ? EmbeddingIndexProblem::Input::indices
+              : input == kSegmentIds ? EmbeddingIndexProblem::Input::segment_ids
+                                     : EmbeddingIndexProblem::Input::default_index;
+    p.position = k;
+    p.value = v;
+    p.bound = static_cast<std::uint64_t>(*bound);
+    index_error(p);
+  }
+}
+
+class EmbeddingSegmentsSumOp final : public Op {
+ public:
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override {
+    const ValueInfo& table = inputs[kTable];
+    const ValueInfo& indices = inputs[kIndices];
+    const ValueInfo& ids = inputs[kSegmentIds];
+    const ValueInfo& num = inputs[kNumSegments];
+    const ValueInfo* def = inputs.size() > kDefaultIndex ? &inputs[kDefaultIndex] : nullptr;
+    const ValueInfo* weights = inputs.size() > kWeights ? &inputs[kWeights] : nullptr;
+
+    // Element types, in OpenVINO's order (openvino-ops 3.3).
+    if (!is_index_type(ids.type))
+      input_error(kSegmentIds,
+                  fmt::format("segment_ids type must be i32 or i64, got {}", to_string(ids.type)));
+    if (!is_index_type(indices.type))
+      input_error(kIndices,
+                  fmt::format("indices type must be i32 or i64, got {}", to_string(indices.type)));
+    if (!is_index_type(num.type))
+      input_error(kNumSegments,
+                  fmt::format("num_segments type must be i32 or i64, got {}", to_string(num.type)));
+    if (ids.type != indices.type)
+      input_error(kSegmentIds,
+                  fmt::format("segment_ids element type ({}) must match indices element type ({})",
+                              to_string(ids.type), to_string(indices.type)));
+    if (num.type != ids.type)
+      input_error(kNumSegments, fmt::format("num_segments element type ({}) must match "
+                                            "segment_ids element type ({})",
+                                            to_string(num.type), to_string(ids.type)));
+    if (def) {
+      if (!is_index_type(def->type))
+        input_error(kDefaultIndex, fmt::format("default_index type must be i32 or i64, got {}",
+                                               to_string(def->type)));
+      if (def->type != indices.type)
+        input_error(kDefaultIndex, fmt::format("default_index element type ({}) must match "
+                                               "indices element type ({})",
+                                               to_string(def->type), to_string(indices.type)));
+    }
+    if (!is_numeric(table.type))
+      input_error(kTable, fmt::format("emb_table must be of a numeric type, got {}",
+                                      to_string(table.type)));
+    if (weights && weights->type != table.type)
+      input_error(kWeights, fmt::format("per_sample_weights element type ({}) must match "
+                                        "embedding table element type ({})",
+                                        to_string(weights->type), to_string(table.type)));
+
+    // Shapes.
+    const auto rank_is = [](const PartialShape& s, std::int64_t r) {
+      return !s.rank_is_static() || s.rank() == r;
+    };
+    if (!rank_is(indices.shape, 1))
+      input_error(kIndices, fmt::format("indices must be 1D, got {}", to_string(indices.shape)));
+    if (!rank_is(ids.shape, 1))
+      input_error(kSegmentIds, fmt::format("segment_ids must be 1D, got {}", to_string(ids.shape)));
+    if (!indices.shape.compatible(ids.shape))
+      input_error(kSegmentIds, fmt::format("indices and segment_ids must have the same shape, "
+                                           "got {} and {}",
+                                           to_string(indices.shape), to_string(ids.shape)));
+    if (!may_be_scalar(num.shape))
+      input_error(kNumSegments,
+                  fmt::format("num_segments must be a scalar, got {}", to_string(num.shape)));
+    if (def && !may_be_scalar(def->shape))
+      input_error(kDefaultIndex,
+                  fmt::format("default_index must be a scalar, got {}", to_string(def->shape)));
+    if (weights) {
+      if (!rank_is(weights->shape, 1))
+        input_error(kWeights, fmt::format("per_sample_weights must be 1D, got {}",
+                                          to_string(weights->shape)));
+      if (!indices.shape.compatible(weights->shape))
+        input_error(kWeights, fmt::format("indices and per_sample_weights must have the same "
+                                          "shape, got {} and {}",
+                                          to_string(indices.shape), to_string(weights->shape)));
+    }
+    if (table.shape.rank_is_static() && table.shape.rank() == 0)
+      input_error(kTable, "emb_table cannot be a scalar");
+
+    // Values, as far as they are known.
+    std::optional<std::int64_t> num_segments;
+    if (num.value && num.value->size() == 1) {
+      num_segments = integer_at(*num.value, 0);
+      if (*num_segments < 0)
+        value_error(kNumSegments, fmt::format("num_segments = {} is negative", *num_segments));
+    }
+    std::optional<std::int64_t> num_emb;
+    if (table.shape.rank_is_static() && table.shape[0].is_static())
+      num_emb = table.shape[0].value();
+    check_known_indices(indices, kIndices, "indices", num_emb, false);
+    check_known_indices(ids, kSegmentIds, "segment_ids", num_segments, false);
+    if (def) check_known_indices(*def, kDefaultIndex, "default_index", num_emb, true);
+
+    if (!table.shape.rank_is_static()) return {{table.type, PartialShape::dynamic_rank()}};
+    PartialShape out = table.shape;
+    out[0] = num_segments ? Dimension(*num_segments) : Dimension::dynamic();
+    return {{table.type, std::move(out)}};
+  }
+
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+    const Tensor& table = inputs[kTable];
+    const Tensor& indices = inputs[kIndices];
+    const Tensor& ids = inputs[kSegmentIds];
+    const Tensor* def = inputs.size() > kDefaultIndex ? &inputs[kDefaultIndex] : nullptr;
+    const Tensor* weights = inputs.size() > kWeights ? &inputs[kWeights] : nullptr;
+    Tensor& out = outputs[0];
+    const auto num_emb = static_cast<std::size_t>(table.shape()[0]);
+    const auto num_segments = static_cast<std::size_t>(out.shape()[0]);
+    // Derived from sizes rather than multiplied out, so that a zero extent cannot hide an
+    // overflowing product of the other ones.
+    const std::size_t row_size =
+        num_segments ? out.size() / num_segments : (num_emb ? table.size() / num_emb : 0);
+    std::optional<EmbeddingIndexProblem> problem;
+    dispatch_numeric(table.element_type(), [&](auto data_tag) {
+      using T = typename decltype(data_tag)::type;
+      dispatch_index(indices.element_type(), [&](auto index_tag) {
+        using I = typename decltype(index_tag)::type;
+        problem = embedding_segments_sum(table.data<T>(), num_emb, row_size, indices.data<I>(),
+                                         ids.data<I>(), indices.size(), num_segments,
+                                         def ? def->data<I>() : nullptr,
+                                         weights ? weights->data<T>() : nullptr, out.data<T>());
+      });
+    });
+    if (problem) index_error(*problem);
+  }
+};
+
+}  // namespace
+
+OpDef embedding_segments_sum_op() {
+  return {"EmbeddingSegmentsSum",
+          3,
+          3,
+          4,
+          6,
+          1,
+          OpKind::compute,
+          [](const Attributes&) -> std::unique_ptr<const Op> {
+            return std::make_unique<EmbeddingSegmentsSumOp>();
+          }};
+}
+
+}  // namespace irlite

@@ -1,0 +1,163 @@
+// SegmentMax-16 (spec: arithmetic/segment-max-16): the maximum of each segment of rows.
+
+#include "kernels/segment_max.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "loader/attributes.hpp"
+#include "ops/all_ops.hpp"
+#include "ops/shape_utils.hpp"
+
+namespace irlite {
+namespace {
+
+enum class FillMode { zero, lowest };
+
+constexpr std::size_t kData = 0;
+constexpr std::size_t kSegmentIds = 1;
+constexpr std::size_t kNumSegments = 2;
+
+[[noreturn]] void segment_id_error(const SegmentIdProblem& p) {
+  if (p.kind == SegmentIdProblem::Kind::negative)
+    value_error(kSegmentIds, fmt::format("segment_ids[{}] = {} is negative", p.position, p.value));
+  value_error(kSegmentIds,
+              fmt::format("segment_ids must be sorted: segment_ids[{}] = {} is less than "
+                          "segment_ids[{}] = {}",
+                          p.position, p.value, p.position - 1, p.previous));
+}
+
+// Checks known ids; returns max(ids) + 1, the segment count when num_segments is absent.
+std::int64_t checked_segment_count(const Tensor& ids, bool count_needed) {
+  std::int64_t count = 0;
+  dispatch_index(ids.element_type(), [&](auto tag) {
+    using I = typename decltype(tag)::type;
+    const I* v = ids.data<I>();
+    const std::size_t n = ids.size();
+    if (auto problem = check_sorted_segment_ids(v, n)) segment_id_error(*problem);
+    if (n == 0 || !count_needed) return;
+    // Sorted, so the last id is the largest.
+    if (v[n - 1] == std::numeric_limits<I>::max())
+      value_error(kSegmentIds,
+                  fmt::format("segment_ids[{}] = {} is too large: the number of segments "
+                              "max(segment_ids) + 1 overflows",
+                              n - 1, v[n - 1]));
+    count = static_cast<std::int64_t>(v[n - 1]) + 1;
+  });
+  return count;
+}
+
+class SegmentMaxOp final : public Op {
+ public:
+  explicit SegmentMaxOp(FillMode fill) : fill_(fill) {}
+
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override {
+    const ValueInfo& data = inputs[kData];
+    const ValueInfo& ids = inputs[kSegmentIds];
+    const ValueInfo* num = inputs.size() > kNumSegments ? &inputs[kNumSegments] : nullptr;
+
+    if (!is_numeric(data.type))
+      input_error(kData,
+                  fmt::format("data must be of a numeric type, got {}", to_string(data.type)));
+    if (ids.type != ElementType::i32 && ids.type != ElementType::i64)
+      input_error(kSegmentIds, fmt::format("the element type of segment_ids must be i32 or i64, "
+                                           "got {}",
+                                           to_string(ids.type)));
+    if (num && num->type != ElementType::i32 && num->type != ElementType::i64)
+      input_error(kNumSegments, fmt::format("the element type of num_segments must be i32 or "
+                                            "i64, got {}",
+                                            to_string(num->type)));
+
+    if (data.shape.rank_is_static() && data.shape.rank() == 0)
+      input_error(kData, "the data input cannot be a scalar");
+    if (ids.shape.rank_is_static() && ids.shape.rank() != 1)
+      input_error(kSegmentIds,
+                  fmt::format("segment_ids must be a 1D input, got {}", to_string(ids.shape)));
+    if (data.shape.rank_is_static() && ids.shape.rank_is_static() &&
+        !data.shape[0].compatible(ids.shape[0]))
+      input_error(kSegmentIds,
+                  fmt::format("the number of elements in segment_ids must match the first "
+                              "dimension of data: segment_ids {}, data {}",
+                              to_string(ids.shape), to_string(data.shape)));
+    if (num && !may_be_scalar(num->shape))
+      input_error(kNumSegments, fmt::format("num_segments must be a scalar input, got {}",
+                                            to_string(num->shape)));
+
+    // Known values: ids at load time when they are a Const, everything at run time.
+    std::optional<std::int64_t> ids_count;
+    if (ids.value) ids_count = checked_segment_count(*ids.value, num == nullptr);
+    std::optional<std::int64_t> num_value;
+    if (num && num->value && num->value->size() == 1) {
+      num_value = integer_at(*num->value, 0);
+      if (*num_value < 0)
+        value_error(kNumSegments, fmt::format("num_segments = {} is negative", *num_value));
+    }
+
+    if (!data.shape.rank_is_static()) return {{data.type, PartialShape::dynamic_rank()}};
+    PartialShape out = data.shape;
+    if (num_value)
+      out[0] = Dimension(*num_value);
+    else if (!num && ids_count)
+      out[0] = Dimension(*ids_count);
+    else
+      out[0] = Dimension::dynamic();
+    return {{data.type, std::move(out)}};
+  }
+
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+    const Tensor& data = inputs[kData];
+    const Tensor& ids = inputs[kSegmentIds];
+    Tensor& out = outputs[0];
+    const auto rows = static_cast<std::size_t>(data.shape()[0]);
+    const auto num_segments = static_cast<std::size_t>(out.shape()[0]);
+    // Derived from sizes rather than multiplied out, so that a zero extent cannot hide an
+    // overflowing product of the other ones.
+    const std::size_t row_size =
+        num_segments ? out.size() / num_segments : (rows ? data.size() / rows : 0);
+    std::optional<SegmentIdProblem> problem;
+    dispatch_numeric(data.element_type(), [&](auto data_tag) {
+      using T = typename decltype(data_tag)::type;
+      const T fill = fill_ == FillMode::zero ? T{} : lowest_value<T>();
+      dispatch_index(ids.element_type(), [&](auto index_tag) {
+        using I = typename decltype(index_tag)::type;
+        problem = segment_max(data.data<T>(), ids.data<I>(), rows, row_size, num_segments, fill,
+                              out.data<T>());
+      });
+    });
+    if (problem) segment_id_error(*problem);
+  }
+
+  std::vector<std::pair<std::string, std::string>> attributes() const override {
+    return {{"fill_mode", fill_ == FillMode::zero ? "zero" : "lowest"}};
+  }
+
+ private:
+  FillMode fill_;
+};
+
+}  // namespace
+
+OpDef segment_max_op() {
+  return {"SegmentMax",
+          16,
+          16,
+          2,
+          3,
+          1,
+          OpKind::compute,
+          [](const Attributes& a) -> std::unique_ptr<const Op> {
+            // The spec's examples spell the attribute `empty_segment_value`; OpenVINO reads and
+            // writes `fill_mode`. Both are accepted, and must agree when both are present.
+            const auto name = a.first_present({"fill_mode", "empty_segment_value"});
+            const std::size_t mode = a.get_enum(name.value_or("fill_mode"), {"zero", "lowest"});
+            if (a.has("fill_mode") && a.has("empty_segment_value") &&
+                a.get_enum("empty_segment_value", {"zero", "lowest"}) != mode)
+              throw Error(ErrorCode::format, "attributes 'fill_mode' = '" + a.text("fill_mode") +
+                                                 "' and 'empty_segment_value' = '" +
+                                                 a.text("empty_segment_value") + "' disagree");
+            return std::make_unique<SegmentMaxOp>(mode == 0 ? FillMode::zero : FillMode::lowest);
+          }};
+}
+
+}  // namespace irlite
