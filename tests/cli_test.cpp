@@ -397,6 +397,18 @@ TEST_CASE("cli: inspect reports every problem at once") {
     }
   }
   check_error(cli({"run", kData + "broken.xml"}), 1, "unsupported op type 'Frobnicate'");
+
+  // A file that cannot be loaded at all still gives a JSON document.
+  TempDir dir;
+  std::ofstream(dir / "bad.xml") << "<net name='x' version='11'><layers></net>";
+  const Outcome bad = cli({"inspect", dir / "bad.xml", "--json"});
+  CHECK(bad.status == 1);
+  const auto doc = nlohmann::json::parse(bad.out);
+  REQUIRE(doc["problems"].size() == 1);
+  CHECK(doc["source"] == dir / "bad.xml");
+  CHECK(doc["layers"].empty());
+  check_error(bad, 1, dir / "bad.xml" + ":1:");
+  check_error(cli({"inspect", dir / "bad.xml"}), 1, dir / "bad.xml" + ":1:");
 }
 
 TEST_CASE("cli: bad input files are errors naming the file and the input") {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.hpp"
 
@@ -94,16 +95,24 @@ Json layer_json(const LayerInfo& layer) {
               {"outputs", std::move(outputs)}};
 }
 
-void print_json(const Model& model, const std::vector<std::string>& warnings,
+// The document for a model, or for a file that could not be loaded at all (model null).
+void print_json(const Model* model, const std::string& source,
+                const std::vector<std::string>& warnings,
                 const std::vector<std::string>& problems) {
-  Json doc{{"name", model.name()},     {"ir_version", model.ir_version()},
-           {"source", model.source()}, {"is_dynamic", model.is_dynamic()},
-           {"inputs", Json::array()},  {"outputs", Json::array()},
-           {"layers", Json::array()},  {"warnings", warnings},
+  Json doc{{"name", model ? model->name() : ""},
+           {"ir_version", model ? model->ir_version() : 0},
+           {"source", source},
+           {"is_dynamic", model ? model->is_dynamic() : false},
+           {"inputs", Json::array()},
+           {"outputs", Json::array()},
+           {"layers", Json::array()},
+           {"warnings", warnings},
            {"problems", problems}};
-  for (const PortInfo& p : model.inputs()) doc["inputs"].push_back(port_json(p));
-  for (const PortInfo& p : model.outputs()) doc["outputs"].push_back(port_json(p));
-  for (const LayerInfo& l : model.layers()) doc["layers"].push_back(layer_json(l));
+  if (model) {
+    for (const PortInfo& p : model->inputs()) doc["inputs"].push_back(port_json(p));
+    for (const PortInfo& p : model->outputs()) doc["outputs"].push_back(port_json(p));
+    for (const LayerInfo& l : model->layers()) doc["layers"].push_back(layer_json(l));
+  }
   // Names come from the file and need not be valid UTF-8: replace bad bytes, never throw.
   fmt::print("{}\n", doc.dump(2, ' ', false, Json::error_handler_t::replace));
 }
@@ -154,7 +163,18 @@ int inspect_command(const InspectOptions& options) {
   LoadOptions load;
   load.weights = options.weights;
   load.keep_going = true;
-  Model model = Model::load(options.model, load);
+  // Errors that stop loading altogether (an unreadable file, malformed XML) still give a JSON
+  // document, so that a script reads one format whatever happens.
+  std::optional<Model> loaded;
+  try {
+    loaded = Model::load(options.model, load);
+  } catch (const Error& e) {
+    if (!options.json) throw;
+    print_json(nullptr, options.model, {}, {e.what()});
+    print_error(e.what());
+    return kExitError;
+  }
+  Model model = *loaded;
 
   std::vector<std::string> warnings, problems;
   for (const Error& w : model.warnings()) warnings.push_back(w.what());
@@ -180,7 +200,7 @@ int inspect_command(const InspectOptions& options) {
   }
 
   if (options.json)
-    print_json(model, warnings, problems);
+    print_json(&model, model.source(), warnings, problems);
   else
     print_text(model);
   for (const std::string& w : warnings) print_warning(w);

@@ -20,8 +20,8 @@ Inputs come from .npy files (-i NAME=FILE.npy, NAME being the input's Parameter 
 name or one of its tensor names; -i FILE.npy alone for a single-input model). Their
 dtype must be the input's element type: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool.
 bf16 has no NumPy dtype: a bf16 input is read from the raw bits saved as uint16 ('<u2'),
-and bf16 outputs are written as uint16 raw bits too (np.uint16 array; view the bits as
-the upper half of float32 values to decode).
+and bf16 outputs are written as uint16 raw bits too; in NumPy,
+(a.astype(np.uint32) << 16).view(np.float32) turns such bits into float32 values.
 Inputs not given are random, the same for the same --seed: floats uniform in [-1, 1),
 integers in [0, 10), booleans 0/1. A dynamic dimension takes the --shape given for the
 input, else its lower bound, else 1.
@@ -82,27 +82,38 @@ int main(int argc, char** argv) {
   std::string seed = "0";
   CLI::App* run_cmd = app.add_subcommand("run", "Run a model on .npy or random inputs");
   run_cmd->footer(kRunHelp);
-  run_cmd->add_option("model", run.model, "The model's .xml file")->required();
-  run_cmd->add_option("-i,--input", run.inputs, "NAME=FILE.npy (repeatable), or FILE.npy")
+  run_cmd->add_option("model", run.model, "The model's .xml file")
+      ->required()
+      ->type_name("MODEL.xml");
+  run_cmd->add_option("-i,--input", run.inputs, "An input's data (repeatable)")
+      ->type_name("[NAME=]FILE.npy")
       ->allow_extra_args(false);
-  run_cmd->add_option("-o,--output-dir", run.output_dir, "Write every output to DIR/NAME.npy");
-  run_cmd->add_option("--seed", seed, "Seed of the random inputs (default 0)");
-  run_cmd->add_option("--shape", run.shapes, "NAME=[dims]: set an input's shape (repeatable)")
+  run_cmd->add_option("-o,--output-dir", run.output_dir, "Write every output to DIR/NAME.npy")
+      ->type_name("DIR");
+  run_cmd->add_option("--seed", seed, "Seed of the random inputs (default 0)")->type_name("N");
+  run_cmd->add_option("--shape", run.shapes, "Set an input's shape (repeatable)")
+      ->type_name("[NAME=][DIMS]")
       ->allow_extra_args(false);
-  run_cmd->add_option("-w,--weights", run.weights, "The .bin file (default: beside the .xml)");
+  run_cmd->add_option("-w,--weights", run.weights, "The .bin file (default: beside the .xml)")
+      ->type_name("FILE.bin");
   run_cmd->add_option("--values", run.values, "How many values to print per output (default 8)")
+      ->type_name("N")
       ->check(CLI::Range(0, 1000000));
 
   InspectOptions inspect;
   CLI::App* inspect_cmd =
       app.add_subcommand("inspect", "Show a model's layers, inferred shapes and problems");
   inspect_cmd->footer(kInspectHelp);
-  inspect_cmd->add_option("model", inspect.model, "The model's .xml file")->required();
-  inspect_cmd->add_option("--shape", inspect.shapes, "NAME=[dims]: reshape an input (repeatable)")
+  inspect_cmd->add_option("model", inspect.model, "The model's .xml file")
+      ->required()
+      ->type_name("MODEL.xml");
+  inspect_cmd->add_option("--shape", inspect.shapes, "Reshape an input (repeatable)")
+      ->type_name("[NAME=][DIMS]")
       ->allow_extra_args(false);
   inspect_cmd->add_flag("--json", inspect.json, "Print one JSON document instead of text");
-  inspect_cmd->add_option("-w,--weights", inspect.weights,
-                          "The .bin file (default: beside the .xml)");
+  inspect_cmd
+      ->add_option("-w,--weights", inspect.weights, "The .bin file (default: beside the .xml)")
+      ->type_name("FILE.bin");
 
   bool ops_json = false;
   CLI::App* ops_cmd = app.add_subcommand("ops", "List the supported op types and versions");
