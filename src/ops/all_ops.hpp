@@ -11,5 +11,9 @@ OpDef result_op();
 // Seed ops (declared by their files' authors):
 OpDef segment_max_op();
 OpDef embedding_segments_sum_op();
+OpDef reduce_max_op();
+OpDef topk_v1_op();
+OpDef topk_v3_op();
+OpDef topk_v11_op();
 
 }  // namespace irlite

@@ -17,6 +17,10 @@ const std::array kOps{
     // Seed ops (one entry each):
     segment_max_op(),
     embedding_segments_sum_op(),
+    reduce_max_op(),
+    topk_v1_op(),
+    topk_v3_op(),
+    topk_v11_op(),
 };
 
 // The newest opset this registry knows; later opset names are refused rather than guessed.

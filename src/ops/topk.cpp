@@ -1,0 +1,179 @@
+// TopK-1, TopK-3, TopK-11: the k largest or smallest elements along an axis, with their indices.
+// The three versions share one implementation; they differ in the k types they accept
+// (TopK-1: i8/i32/i64), the index types (TopK-1: i32 only) and the `stable` attribute (TopK-11).
+
+#include "kernels/topk.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <optional>
+
+#include "loader/attributes.hpp"
+#include "ops/all_ops.hpp"
+#include "ops/shape_utils.hpp"
+
+namespace irlite {
+namespace {
+
+constexpr std::string_view kModeNames[] = {"max", "min"};
+constexpr std::string_view kSortNames[] = {"value", "index", "none"};
+
+class TopKOp final : public Op {
+ public:
+  TopKOp(int version, std::int64_t axis, TopKMode mode, TopKSort sort, ElementType index_type,
+         bool stable)
+      : version_(version),
+        axis_(axis),
+        mode_(mode),
+        sort_(sort),
+        index_type_(index_type),
+        stable_(stable) {}
+
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override {
+    const ValueInfo& data = inputs[0];
+    const ValueInfo& k = inputs[1];
+    if (!is_numeric(data.type))
+      input_error(0, fmt::format("data must be numeric, got {}", to_string(data.type)));
+    if (version_ == 1) {
+      if (k.type != ElementType::i8 && k.type != ElementType::i32 && k.type != ElementType::i64)
+        input_error(1,
+                    fmt::format("k must be i8, i32 or i64 in TopK-1, got {}", to_string(k.type)));
+    } else if (!is_integral(k.type)) {
+      input_error(1, fmt::format("k must be an integer, got {}", to_string(k.type)));
+    }
+    if (data.shape.rank_is_static() && data.shape.rank() == 0)
+      input_error(0, "data must have rank 1 or more, got a scalar");
+    // OpenVINO rejects a one-element 1-D k as well: k is a scalar.
+    if (k.shape.rank_is_static() && k.shape.rank() != 0)
+      input_error(1, "k must be a scalar, got " + to_string(k.shape));
+
+    // At run time every input has a value; a Const data with a Const k is checked as early.
+    const bool run_time = data.value != nullptr && k.value != nullptr;
+    std::optional<std::int64_t> k_value;
+    if (k.value) {
+      k_value = integer_at(*k.value, 0);
+      if (*k_value < 0) {
+        std::string message = fmt::format("k must be non-negative, got {}", *k_value);
+        if (run_time) value_error(1, std::move(message));
+        input_error(1, std::move(message));
+      }
+    }
+    if (!data.shape.rank_is_static()) {
+      return {{data.type, PartialShape::dynamic_rank()},
+              {index_type_, PartialShape::dynamic_rank()}};
+    }
+    const std::int64_t axis = normalized_axis(data.shape.rank());
+    PartialShape out = data.shape;
+    Dimension& dim = out[static_cast<std::size_t>(axis)];
+    if (k_value) {
+      // No clamping to the axis length while loading (OpenVINO's shape rule); a k beyond it is
+      // an error once the data is known.
+      if (run_time && dim.is_static() && *k_value > dim.value())
+        value_error(1, exceeds(*k.value, dim.value(), axis));
+      dim = Dimension(*k_value);
+    } else {
+      dim = Dimension(0, dim.max());
+    }
+    return {{data.type, out}, {index_type_, out}};
+  }
+
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+    const Tensor& data = inputs[0];
+    const Shape& shape = data.shape();
+    const std::int64_t axis = normalized_axis(static_cast<std::int64_t>(shape.size()));
+    const std::int64_t k = integer_at(inputs[1], 0);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (static_cast<std::int64_t>(i) < axis) outer *= shape[i];
+      if (static_cast<std::int64_t>(i) > axis) inner *= shape[i];
+    }
+    const std::int64_t n = shape[static_cast<std::size_t>(axis)];
+    if (k < 0) value_error(1, fmt::format("k must be non-negative, got {}", k));
+    if (k > n) value_error(1, exceeds(inputs[1], n, axis));
+    const bool data_ok = dispatch_numeric(data.element_type(), [&](auto data_tag) {
+      using T = typename decltype(data_tag)::type;
+      dispatch_index(index_type_, [&](auto index_tag) {
+        using TIndex = typename decltype(index_tag)::type;
+        if (k > 0 && n - 1 > std::numeric_limits<TIndex>::max())
+          value_error(0, fmt::format("dimension {} of axis {} is too long for {} indices", n, axis,
+                                     to_string(index_type_)));
+        topk(data.data<T>(), outer, n, inner, k, mode_, sort_, outputs[0].data<T>(),
+             outputs[1].data<TIndex>());
+      });
+    });
+    if (!data_ok)
+      input_error(0, fmt::format("data must be numeric, got {}", to_string(data.element_type())));
+  }
+
+  std::vector<std::pair<std::string, std::string>> attributes() const override {
+    std::vector<std::pair<std::string, std::string>> a = {
+        {"axis", std::to_string(axis_)},
+        {"mode", std::string(kModeNames[static_cast<std::size_t>(mode_)])},
+        {"sort", std::string(kSortNames[static_cast<std::size_t>(sort_)])},
+        {"index_element_type", std::string(to_string(index_type_))}};
+    if (version_ == 11) a.emplace_back("stable", stable_ ? "true" : "false");
+    return a;
+  }
+
+ private:
+  std::int64_t normalized_axis(std::int64_t rank) const {
+    const auto axis = normalize_axis(axis_, rank);
+    if (!axis) op_error(axis_range_message(axis_, rank));
+    return *axis;
+  }
+
+  // Quotes k as stored: integer_at() saturates a u64 k above INT64_MAX.
+  static std::string exceeds(const Tensor& k, std::int64_t dim, std::int64_t axis) {
+    return fmt::format("k ({}) exceeds dimension {} of axis {}", value_text(k, 0), dim, axis);
+  }
+
+  int version_;
+  std::int64_t axis_;
+  TopKMode mode_;
+  TopKSort sort_;
+  ElementType index_type_;
+  // Accepted for display only: ties always go to the lower index, which is already stable.
+  bool stable_;
+};
+
+std::unique_ptr<const Op> create_topk(int version, const Attributes& a) {
+  const std::int64_t axis = a.get_int("axis");
+  const auto mode = static_cast<TopKMode>(a.get_enum("mode", {"max", "min"}));
+  const auto sort = static_cast<TopKSort>(a.get_enum("sort", {"value", "index", "none"}));
+  const ElementType index_type = a.get_element_type("index_element_type", ElementType::i32);
+  if (index_type != ElementType::i32 && index_type != ElementType::i64)
+    throw Error(ErrorCode::format, "attribute 'index_element_type' = '" +
+                                       a.text("index_element_type") + "': expected i32 or i64");
+  if (version == 1 && index_type != ElementType::i32)
+    throw Error(ErrorCode::format, "attribute 'index_element_type' = '" +
+                                       a.text("index_element_type") +
+                                       "': TopK-1 produces i32 indices only");
+  const bool stable = version == 11 && a.get_bool("stable", false);
+  if (stable && sort == TopKSort::none)
+    throw Error(ErrorCode::format,
+                "attribute 'stable' = '" + a.text("stable") +
+                    "': a stable TopK needs sort = value or index, got sort = none");
+  return std::make_unique<TopKOp>(version, axis, mode, sort, index_type, stable);
+}
+
+template <int Version>
+std::unique_ptr<const Op> create_topk_version(const Attributes& a) {
+  return create_topk(Version, a);
+}
+
+}  // namespace
+
+OpDef topk_v1_op() {
+  return {"TopK", 1, 1, 2, 2, 2, OpKind::compute, create_topk_version<1>};
+}
+
+OpDef topk_v3_op() {
+  return {"TopK", 3, 3, 2, 2, 2, OpKind::compute, create_topk_version<3>};
+}
+
+OpDef topk_v11_op() {
+  return {"TopK", 11, 11, 2, 2, 2, OpKind::compute, create_topk_version<11>};
+}
+
+}  // namespace irlite
