@@ -398,3 +398,27 @@ TEST_CASE("one model, a session per thread") {
   for (auto& th : threads) th.join();
   for (int n : ok) CHECK(n == 50);
 }
+
+TEST_CASE("outputs keep distinct names when Results share a tensor") {
+  const Model m = load(net(parameter(0, "x", "f32", "2") + result(1, "first") + result(2, "second"),
+                           edge(0, 0, 1, 0) + edge(0, 0, 2, 0)));
+  REQUIRE(m.outputs().size() == 2);
+  CHECK(m.outputs()[0].name == "x_tensor");
+  CHECK(m.outputs()[1].name == "second");
+  float v[2] = {1, 2};
+  CHECK(Session(m).run({{"x", Tensor::view(ElementType::f32, {2}, v)}}).size() == 2);
+}
+
+TEST_CASE("reshape keeps the loader's file warnings") {
+  LoadOptions keep;
+  keep.keep_going = true;
+  const Model m = Model::load_from_memory(
+      net(parameter(0, "x", "f32", "?") + constant(2, "f32", "1", 0, 4) + result(1, "r") +
+              result(3, "s"),
+          edge(0, 0, 1, 0) + edge(2, 0, 3, 0)),
+      {}, keep, "test.xml");
+  REQUIRE(m.warnings().size() == 1);
+  const Model r = m.reshape({{"x", PartialShape{3}}});
+  REQUIRE(r.warnings().size() == 1);
+  CHECK(r.warnings()[0].code() == ErrorCode::io);
+}

@@ -29,9 +29,11 @@ struct LoadOptions {
   /// The weights file. Empty: the .xml's path with the extension replaced by .bin, used when
   /// it exists.
   std::filesystem::path weights;
-  /// Collect every problem in Model::problems() instead of throwing the first. Layers with a
-  /// problem get unknown output shapes and the model cannot be run. A missing weights file
-  /// is then a warning, and shapes that depend on Const values are inferred without them.
+  /// Collect every problem in Model::problems() instead of throwing the first; the model then
+  /// cannot be run. A layer whose shape rule fails gets unknown outputs and the layers after it
+  /// are not inferred; an op irlite lacks takes the types and dims its IR ports declare, so the
+  /// layers after it can still be inspected. A missing weights file is a warning, and shapes
+  /// that depend on Const values are inferred without them.
   bool keep_going = false;
 };
 

@@ -86,6 +86,14 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
       info.element_type = src.type;
       info.shape = src.shape;
     }
+    // Outputs are returned by name: two Results fed by the same tensor name (or sharing a
+    // layer name) must still be told apart.
+    const auto taken = [&](const std::string& name) {
+      return std::any_of(impl->outputs.begin(), impl->outputs.end(),
+                         [&](const PortInfo& o) { return o.name == name; });
+    };
+    if (taken(info.name)) info.name = node.name;
+    for (int k = 2; taken(info.name); ++k) info.name = node.name + "_" + std::to_string(k);
     impl->outputs.push_back(std::move(info));
   }
   for (const Node& node : graph.nodes) impl->layers.push_back(describe(graph, node));
@@ -191,6 +199,9 @@ Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
   }
   for (Node& node : graph.nodes) node.failed = false;
   Diagnostics diagnostics;  // a reshape that breaks a layer throws
+  // What the loader said about the files still holds (shape warnings are made anew).
+  for (const Error& w : impl_->warnings)
+    if (w.code() == ErrorCode::io) diagnostics.warnings.push_back(w);
   return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
 }
 

@@ -20,6 +20,7 @@ class Attributes {
   Attributes() = default;
   explicit Attributes(std::vector<std::pair<std::string, std::string>> items)
       : items_(std::move(items)) {}
+  Attributes(std::initializer_list<std::pair<std::string, std::string>> items) : items_(items) {}
 
   bool has(std::string_view name) const { return find(name) != nullptr; }
   /// The raw text; nullptr when absent.
