@@ -422,3 +422,19 @@ TEST_CASE("reshape keeps the loader's file warnings") {
   REQUIRE(r.warnings().size() == 1);
   CHECK(r.warnings()[0].code() == ErrorCode::io);
 }
+
+TEST_CASE("port ids are unsigned integers used once per layer") {
+  const std::string dup = load_error(net(
+      "<layer id=\"0\" name=\"a\" type=\"Parameter\" version=\"opset1\"><data shape=\"1\" "
+      "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"/><port id=\"0\" "
+      "precision=\"FP32\"/></output></layer>" + result(1, "r"),
+      edge(0, 0, 1, 0)));
+  CHECK(dup.find("port id 0 is used twice") != std::string::npos);
+  const std::string bad = load_error(net(
+      parameter(0, "a", "f32", "1") +
+          "<layer id=\"1\" name=\"r\" type=\"Result\" version=\"opset1\"><input><port id=\"x\"/>"
+          "</input></layer>",
+      edge(0, 0, 1, 0)));
+  CHECK(bad.find("layer 1 'r' (Result-1): input port id 'x' is not an unsigned integer") !=
+        std::string::npos);
+}

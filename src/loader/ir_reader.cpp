@@ -169,6 +169,8 @@ class Reader {
     node.type = layer.attribute("type").value();
     node.opset = layer.attribute("version").value();
 
+    std::string why;
+    node.def = resolve_op(node.type, node.opset, &why);
     const auto [it, inserted] = index_by_id_.emplace(node.id, graph_.nodes.size());
     if (!inserted) {
       const Node& first = graph_.nodes[it->second];
@@ -179,8 +181,6 @@ class Reader {
       return;
     }
 
-    std::string why;
-    node.def = resolve_op(node.type, node.opset, &why);
     if (!node.def) fail(ErrorCode::unsupported, why, at_layer(node, layer));
 
     read_ports(node, layer);
@@ -193,33 +193,12 @@ class Reader {
 
   void read_ports(Node& node, const pugi::xml_node& layer) {
     for (const pugi::xml_node port : layer.child("input").children("port")) {
-      const auto id = parse_id(port.attribute("id").value());
-      if (!id) {
-        fail(ErrorCode::format,
-             fmt::format("input port id '{}' is not an unsigned integer",
-                         port.attribute("id").value()),
-             at_layer(node, port));
-        continue;
-      }
-      if (find_port(node, *id)) {
-        fail(ErrorCode::format, fmt::format("port id {} is used twice", *id), at_layer(node, port));
-        continue;
-      }
-      node.inputs.push_back({*id});
+      const auto id = port_id(node, port, "input");
+      if (id) node.inputs.push_back({*id});
     }
     for (const pugi::xml_node port : layer.child("output").children("port")) {
-      const auto id = parse_id(port.attribute("id").value());
-      if (!id) {
-        fail(ErrorCode::format,
-             fmt::format("output port id '{}' is not an unsigned integer",
-                         port.attribute("id").value()),
-             at_layer(node, port));
-        continue;
-      }
-      if (find_port(node, *id)) {
-        fail(ErrorCode::format, fmt::format("port id {} is used twice", *id), at_layer(node, port));
-        continue;
-      }
+      const auto id = port_id(node, port, "output");
+      if (!id) continue;
       OutputPort out;
       out.id = *id;
       out.names = split_names(port.attribute("names").value());
@@ -266,6 +245,24 @@ class Reader {
            at_layer(node, layer));
       node.def = nullptr;
     }
+  }
+
+  /// The id of a <port>: an unsigned integer not used by another port of the layer.
+  std::optional<std::int64_t> port_id(const Node& node, const pugi::xml_node& port,
+                                      std::string_view direction) {
+    const auto id = parse_id(port.attribute("id").value());
+    if (!id) {
+      fail(ErrorCode::format,
+           fmt::format("{} port id '{}' is not an unsigned integer", direction,
+                       port.attribute("id").value()),
+           at_layer(node, port));
+      return std::nullopt;
+    }
+    if (find_port(node, *id)) {
+      fail(ErrorCode::format, fmt::format("port id {} is used twice", *id), at_layer(node, port));
+      return std::nullopt;
+    }
+    return id;
   }
 
   static bool find_port(const Node& node, std::int64_t id) {
