@@ -438,3 +438,13 @@ TEST_CASE("port ids are unsigned integers used once per layer") {
   CHECK(bad.find("layer 1 'r' (Result-1): input port id 'x' is not an unsigned integer") !=
         std::string::npos);
 }
+
+TEST_CASE("keep_going on a graph with an unfed port reports it and refuses to run") {
+  LoadOptions keep;
+  keep.keep_going = true;
+  const Model m = Model::load_from_memory(net(parameter(0, "a", "f32", "1") + result(1, "out"), ""),
+                                          {}, keep, "test.xml");
+  REQUIRE(m.problems().size() == 1);
+  CHECK(std::string(m.problems()[0].what()).find("not fed by any edge") != std::string::npos);
+  CHECK_THROWS_AS(Session{m}, Error);
+}

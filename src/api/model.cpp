@@ -105,7 +105,9 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
   }
   impl->warnings = std::move(diagnostics.warnings);
   impl->problems = std::move(diagnostics.problems);
-  impl->plan = make_plan(graph);
+  // Only a model without problems can run (Session refuses the others), and only such a graph
+  // has every input port fed.
+  if (impl->problems.empty()) impl->plan = make_plan(graph);
   impl->graph = std::move(graph);
   return impl;
 }
