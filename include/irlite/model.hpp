@@ -129,10 +129,17 @@ class Model {
   std::shared_ptr<const detail::ModelImpl> impl_;
 };
 
+/// How a Session runs.
+struct SessionOptions {
+  /// The largest tensor a layer may produce, in bytes; a layer that would need more fails with
+  /// Error(value) instead of exhausting memory. 0: the machine's physical memory.
+  std::size_t max_tensor_bytes = 0;
+};
+
 /// Running state for one thread: create one Session per thread that runs the model.
 class Session {
  public:
-  explicit Session(Model model);
+  explicit Session(Model model, SessionOptions options = {});
   ~Session();
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;
@@ -147,6 +154,7 @@ class Session {
 
  private:
   Model model_;
+  SessionOptions options_;
   std::unique_ptr<detail::SessionState> state_;
 };
 

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "api/model_impl.hpp"
@@ -28,7 +30,15 @@ ErrorContext input_context(const detail::ModelImpl& m, std::size_t index) {
 
 }  // namespace
 
-Session::Session(Model model) : model_(std::move(model)), state_(std::make_unique<detail::SessionState>()) {
+Session::Session(Model model, SessionOptions options)
+    : model_(std::move(model)), options_(options), state_(std::make_unique<detail::SessionState>()) {
+  if (options_.max_tensor_bytes == 0) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGESIZE);
+    options_.max_tensor_bytes = pages > 0 && page_size > 0
+                                    ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size)
+                                    : SIZE_MAX;
+  }
   const detail::ModelImpl& m = model_.impl();
   if (!m.problems.empty())
     throw Error(ErrorCode::usage, "cannot run a model that failed to load: " +
@@ -78,7 +88,7 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
       throw Error(ErrorCode::input, fmt::format("input '{}' is not given", m.inputs[p].name),
                   input_context(m, p));
 
-  std::vector<Tensor> results = execute(graph, m.plan, std::move(fed), state_->slots);
+  std::vector<Tensor> results = execute(graph, m.plan, std::move(fed), state_->slots, options_.max_tensor_bytes);
   std::map<std::string, Tensor> outputs;
   for (std::size_t r = 0; r < results.size(); ++r) outputs[m.outputs[r].name] = std::move(results[r]);
   state_->slots.assign(state_->slots.size(), Tensor());

@@ -33,8 +33,28 @@ ExecPlan make_plan(const Graph& graph) {
   return plan;
 }
 
+namespace {
+
+/// Refuses an output whose byte size overflows or exceeds the session's limit.
+void check_size(const OutputInfo& o, std::size_t index, std::size_t max_bytes) {
+  const Shape shape = o.shape.to_shape();
+  const auto count = element_count(shape);
+  const std::size_t width = element_size(o.type);
+  if (count && (width == 0 || static_cast<std::uint64_t>(*count) <= max_bytes / width)) return;
+  ErrorContext c;
+  c.port_kind = ErrorContext::PortKind::output;
+  c.port = static_cast<std::int64_t>(index);
+  throw Error(ErrorCode::value,
+              fmt::format("output {} {} would take more than {} bytes, the largest tensor this "
+                          "session may allocate",
+                          to_string(o.type), to_string(shape), max_bytes),
+              std::move(c));
+}
+
+}  // namespace
+
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
-                            std::vector<Tensor>& slots) {
+                            std::vector<Tensor>& slots, std::size_t max_tensor_bytes) {
   slots.assign(plan.slot_count, Tensor());
   std::vector<Tensor> results(graph.results.size());
   std::vector<ValueInfo> infos;
@@ -64,10 +84,12 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
           const std::vector<OutputInfo> outs = node.op->infer(infos);
           std::vector<Tensor> outputs;
           outputs.reserve(outs.size());
-          for (const OutputInfo& o : outs) {
+          for (std::size_t k = 0; k < outs.size(); ++k) {
+            const OutputInfo& o = outs[k];
             if (!o.shape.is_static())
               throw Error(ErrorCode::shape, "the shape rule left output shape " +
                                                 to_string(o.shape) + " dynamic at run time");
+            check_size(o, k, max_tensor_bytes);
             outputs.emplace_back(o.type, o.shape.to_shape());
           }
           node.op->execute(inputs, outputs);
