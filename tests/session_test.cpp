@@ -36,3 +36,35 @@ TEST_CASE("a layer that would allocate more than the session allows fails before
   CHECK_THROWS_WITH_AS(Session(m).run({{"data", Tensor(ElementType::f32, {2, 4})}}),
                        doctest::Contains("would take more than"), Error);
 }
+
+#include <map>
+
+#include "api/model_impl.hpp"
+
+TEST_CASE("every intermediate tensor is released right after its last consumer") {
+  const Model m = Model::load(std::string(IRLITE_MODELS) + "/pipeline.xml");
+  const detail::ModelImpl& impl = m.impl();
+  const ExecPlan& plan = impl.plan;
+  REQUIRE_FALSE(plan.steps.empty());
+  // Where each slot is last read, worked out independently of make_plan.
+  std::map<std::size_t, std::size_t> last_read;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    for (std::size_t slot : plan.steps[s].inputs) last_read[slot] = s;
+  std::map<std::size_t, std::size_t> released_at;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    for (std::size_t slot : plan.steps[s].release) {
+      CHECK(released_at.count(slot) == 0);  // released once
+      released_at[slot] = s;
+    }
+  CHECK(released_at == last_read);
+  // The pipeline has fan-out (the embedding output feeds ReduceMax and SegmentMax): that slot
+  // lives until its second consumer.
+  bool fan_out = false;
+  for (const auto& [slot, step] : last_read) {
+    std::size_t readers = 0;
+    for (const auto& st : plan.steps)
+      for (std::size_t in : st.inputs) readers += in == slot;
+    fan_out |= readers > 1;
+  }
+  CHECK(fan_out);
+}
