@@ -16,102 +16,21 @@
 #include "kernels/element.hpp"
 #include "kernels/embedding_segments_sum.hpp"
 #include "loader/attributes.hpp"
+#include "op_test_util.hpp"
 #include "ops/op.hpp"
 #include "ops/registry.hpp"
 
 using namespace irlite;
+using namespace irlite::test;
 
 namespace {
 
 const OpDef& ess_def() {
-  std::string why;
-  const OpDef* def = resolve_op("EmbeddingSegmentsSum", "opset3", &why);
-  REQUIRE_MESSAGE(def, why);
-  return *def;
+  return op_def("EmbeddingSegmentsSum", "opset3");
 }
 
 std::unique_ptr<const Op> make_op() {
   return ess_def().create(Attributes());
-}
-
-// A tensor of any numeric type from doubles (each value rounded once to the type).
-Tensor tensor(ElementType type, Shape shape, const std::vector<double>& values) {
-  Tensor t(type, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  const bool ok = dispatch_numeric(type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = t.data<T>();
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
-        p[i] = T(static_cast<float>(values[i]));
-      else
-        p[i] = static_cast<T>(values[i]);
-    }
-  });
-  REQUIRE(ok);
-  return t;
-}
-
-// An i32 or i64 tensor from exact integers.
-Tensor ints(ElementType type, Shape shape, const std::vector<std::int64_t>& values) {
-  Tensor t(type, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (type == ElementType::i32)
-      t.data<std::int32_t>()[i] = static_cast<std::int32_t>(values[i]);
-    else
-      t.data<std::int64_t>()[i] = values[i];
-  }
-  return t;
-}
-
-std::vector<double> doubles(const Tensor& t) {
-  std::vector<double> v(t.size());
-  dispatch_numeric(t.element_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      v[i] = static_cast<double>(static_cast<compute_t<T>>(t.data<T>()[i]));
-  });
-  return v;
-}
-
-ValueInfo info(const Tensor& t) {
-  return {t.element_type(), PartialShape::from_shape(t.shape()), &t};
-}
-
-ValueInfo info(ElementType type, std::string_view shape, const Tensor* value = nullptr) {
-  auto s = parse_partial_shape(shape);
-  REQUIRE(s);
-  return {type, *s, value};
-}
-
-// infer, allocate an output full of junk (so that an element left unwritten shows), execute.
-Tensor run(const Op& op, const std::vector<Tensor>& inputs) {
-  std::vector<ValueInfo> infos;
-  for (const Tensor& t : inputs) infos.push_back(info(t));
-  const auto outs = op.infer(infos);
-  REQUIRE(outs.size() == 1);
-  REQUIRE(outs[0].shape.is_static());
-  Tensor out(outs[0].type, outs[0].shape.to_shape());
-  std::memset(out.data(), 0xA5, out.byte_size());
-  op.execute(inputs, std::span<Tensor>(&out, 1));
-  return out;
-}
-
-std::string inferred(const Op& op, const std::vector<ValueInfo>& inputs) {
-  const auto outs = op.infer(inputs);
-  REQUIRE(outs.size() == 1);
-  return std::string(to_string(outs[0].type)) + " " + to_string(outs[0].shape);
-}
-
-template <class F>
-std::optional<Error> caught(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  return std::nullopt;
 }
 
 // The plain definition, one output element at a time: floats sum in compute_t (float for the
@@ -160,17 +79,6 @@ std::vector<T> reference_sum(const std::vector<T>& table, std::size_t row_size,
 }
 
 template <class T>
-bool same_value(T a, T b) {
-  if constexpr (is_float_storage_v<T>) {
-    const auto x = static_cast<compute_t<T>>(a);
-    const auto y = static_cast<compute_t<T>>(b);
-    return (std::isnan(x) && std::isnan(y)) || x == y;
-  } else {
-    return a == b;
-  }
-}
-
-template <class T>
 T random_value(std::mt19937& rng) {
   if constexpr (is_float_storage_v<T>) {
     std::uniform_real_distribution<float> d(-10.0f, 10.0f);
@@ -184,11 +92,6 @@ T random_value(std::mt19937& rng) {
     return static_cast<T>(d(rng));
   }
 }
-
-const ElementType kNumericTypes[] = {ElementType::f16, ElementType::bf16, ElementType::f32,
-                                     ElementType::f64, ElementType::i8,   ElementType::i16,
-                                     ElementType::i32, ElementType::i64,  ElementType::u8,
-                                     ElementType::u16, ElementType::u32,  ElementType::u64};
 
 // The spec's example: table [5,2], indices [0,2,3,4], segments [0,0,2,2] of 3.
 std::vector<Tensor> spec_inputs(ElementType type, ElementType index_type) {

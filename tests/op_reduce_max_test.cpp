@@ -15,69 +15,34 @@
 #include "kernels/element.hpp"
 #include "kernels/reduce_max.hpp"
 #include "loader/attributes.hpp"
+#include "op_test_util.hpp"
 #include "ops/op.hpp"
 #include "ops/registry.hpp"
 
 using namespace irlite;
+using namespace irlite::test;
 
 namespace {
 
 using Attrs = std::vector<std::pair<std::string, std::string>>;
 
 std::unique_ptr<const Op> make_op(bool keep_dims) {
-  std::string why;
-  const OpDef* def = resolve_op("ReduceMax", "opset1", &why);
-  REQUIRE_MESSAGE(def, why);
-  return def->create(Attributes(Attrs{{"keep_dims", keep_dims ? "true" : "false"}}));
-}
-
-PartialShape ps(const char* text) {
-  auto s = parse_partial_shape(text);
-  REQUIRE_MESSAGE(s, text);
-  return *s;
-}
-
-/// A tensor of any numeric type from doubles (exact for the values used here).
-Tensor make(ElementType type, const Shape& shape, const std::vector<double>& values) {
-  Tensor t(type, shape);
-  REQUIRE(t.size() == values.size());
-  dispatch_numeric(type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if constexpr (is_float_storage_v<T>)
-        t.data<T>()[i] = T(static_cast<compute_t<T>>(values[i]));
-      else
-        t.data<T>()[i] = static_cast<T>(values[i]);
-    }
-  });
-  return t;
+  return op_def("ReduceMax", "opset1")
+      .create(Attributes(Attrs{{"keep_dims", keep_dims ? "true" : "false"}}));
 }
 
 Tensor axes_tensor(const std::vector<std::int64_t>& axes, ElementType type = ElementType::i64,
                    bool scalar = false) {
   std::vector<double> v(axes.begin(), axes.end());
-  return make(type, scalar ? Shape{} : Shape{static_cast<std::int64_t>(axes.size())}, v);
-}
-
-std::vector<double> doubles(const Tensor& t) {
-  std::vector<double> v(t.size());
-  dispatch_numeric(t.element_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      v[i] = static_cast<double>(static_cast<compute_t<T>>(t.data<T>()[i]));
-  });
-  return v;
+  return tensor(type, scalar ? Shape{} : Shape{static_cast<std::int64_t>(axes.size())}, v);
 }
 
 /// Shape inference while loading: axes is a Const when `axes` is given, else a Parameter.
 OutputInfo infer(bool keep_dims, ElementType type, const char* data_shape, const char* axes_shape,
                  const Tensor* axes = nullptr, ElementType axes_type = ElementType::i64) {
   auto op = make_op(keep_dims);
-  std::vector<ValueInfo> in{{type, ps(data_shape), nullptr},
-                            {axes ? axes->element_type() : axes_type, ps(axes_shape), axes}};
-  auto out = op->infer(in);
-  REQUIRE(out.size() == 1);
-  return out[0];
+  return infer_outputs(*op, {info(type, data_shape),
+                             info(axes ? axes->element_type() : axes_type, axes_shape, axes)})[0];
 }
 
 std::string inferred(bool keep_dims, const char* data_shape,
@@ -88,29 +53,18 @@ std::string inferred(bool keep_dims, const char* data_shape,
                        .shape);
 }
 
-/// Run time: infer with every value known, allocate, execute.
+/// Run time: infer with every value known, check that the output keeps the data's type, then
+/// allocate and execute.
 Tensor run(const Op& op, const Tensor& data, const Tensor& axes) {
   const std::vector<Tensor> inputs{data, axes};
-  std::vector<ValueInfo> infos;
-  for (const Tensor& t : inputs)
-    infos.push_back({t.element_type(), PartialShape::from_shape(t.shape()), &t});
-  const auto out = op.infer(infos);
-  REQUIRE(out.size() == 1);
-  REQUIRE(out[0].shape.is_static());
-  REQUIRE(out[0].type == data.element_type());
-  std::vector<Tensor> outputs{Tensor(out[0].type, out[0].shape.to_shape())};
-  op.execute(inputs, outputs);
-  return outputs[0];
+  const std::vector<OutputInfo> outs = infer_at_run_time(op, inputs, 1);
+  REQUIRE(outs[0].type == data.element_type());
+  return allocate_and_execute(op, inputs, outs)[0];
 }
 
 Tensor run(bool keep_dims, const Tensor& data, const std::vector<std::int64_t>& axes) {
   return run(*make_op(keep_dims), data, axes_tensor(axes));
 }
-
-const ElementType kAllTypes[] = {ElementType::f16, ElementType::bf16, ElementType::f32,
-                                 ElementType::f64, ElementType::i8,   ElementType::i16,
-                                 ElementType::i32, ElementType::i64,  ElementType::u8,
-                                 ElementType::u16, ElementType::u32,  ElementType::u64};
 
 // ---- The reference: one pass over every input element, obviously correct. ----
 
@@ -158,17 +112,6 @@ std::vector<T> reference(const std::vector<T>& in, const Shape& shape,
 }
 
 template <class T>
-bool same(T a, T b) {
-  using C = compute_t<T>;
-  if constexpr (std::is_floating_point_v<C>) {
-    const C x = static_cast<C>(a), y = static_cast<C>(b);
-    return (std::isnan(x) && std::isnan(y)) || x == y;
-  } else {
-    return a == b;
-  }
-}
-
-template <class T>
 T random_value(std::mt19937& rng, bool special) {
   using C = compute_t<T>;
   if constexpr (std::is_floating_point_v<C>) {
@@ -199,7 +142,7 @@ void compare_with_reference(std::mt19937& rng, const Shape& shape, const std::ve
   std::vector<T> got(want.size());
   reduce_max(in.data(), shape, axes, got.data());
   for (std::size_t i = 0; i < want.size(); ++i) {
-    if (!same(got[i], want[i])) {
+    if (!same_value(got[i], want[i])) {
       FAIL("shape " << to_string(shape) << " element " << i << ": got "
                     << static_cast<double>(static_cast<compute_t<T>>(got[i])) << ", want "
                     << static_cast<double>(static_cast<compute_t<T>>(want[i])));
@@ -322,7 +265,7 @@ TEST_CASE("ReduceMax validation") {
     CHECK(e.context().port == 1);
   }
   // At run time it is a value error.
-  const Tensor data = make(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor data = tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
   try {
     run(false, data, {0, 5});
     FAIL("no error");
@@ -340,7 +283,7 @@ TEST_CASE("ReduceMax validation") {
 }
 
 TEST_CASE("ReduceMax values") {
-  const Tensor m = make(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6});
+  const Tensor m = tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6});
   CHECK(doubles(run(true, m, {0})) == std::vector<double>{5, 6});
   CHECK(run(true, m, {0}).shape() == Shape{1, 2});
   CHECK(doubles(run(false, m, {1})) == std::vector<double>{2, 4, 6});
@@ -352,7 +295,7 @@ TEST_CASE("ReduceMax values") {
   CHECK(doubles(run(false, m, {-2, 0})) == std::vector<double>{5, 6});
 
   // [3,2,2]: first, middle, last axis and pairs of axes.
-  const Tensor c = make(ElementType::f32, {3, 2, 2}, {1, 12, 3, 4, 5, 6, 7, 8, 9, 10, 11, 2});
+  const Tensor c = tensor(ElementType::f32, {3, 2, 2}, {1, 12, 3, 4, 5, 6, 7, 8, 9, 10, 11, 2});
   CHECK(doubles(run(false, c, {0})) == std::vector<double>{9, 12, 11, 8});
   CHECK(doubles(run(false, c, {1})) == std::vector<double>{3, 12, 7, 8, 11, 10});
   CHECK(doubles(run(false, c, {2})) == std::vector<double>{12, 4, 6, 8, 10, 11});
@@ -372,10 +315,10 @@ TEST_CASE("ReduceMax values") {
 }
 
 TEST_CASE("ReduceMax on every element type") {
-  for (ElementType type : kAllTypes) {
+  for (ElementType type : kNumericTypes) {
     CAPTURE(to_string(type));
     // Values exact in every type, including the small ones.
-    const Tensor d = make(type, {2, 3, 2}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8});
+    const Tensor d = tensor(type, {2, 3, 2}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8});
     const Tensor last = run(false, d, {2});
     CHECK(last.element_type() == type);
     CHECK(doubles(last) == std::vector<double>{3, 4, 9, 6, 5, 8});
@@ -383,7 +326,7 @@ TEST_CASE("ReduceMax on every element type") {
     CHECK(doubles(run(true, d, {1})) == std::vector<double>{5, 9, 5, 8});
     CHECK(doubles(run(false, d, {0, 1, 2})) == std::vector<double>{9});
     // Empty reduction extent: the lowest value of the type.
-    const Tensor empty = make(type, {2, 0, 4}, {});
+    const Tensor empty = tensor(type, {2, 0, 4}, {});
     const Tensor low = run(false, empty, {1, 2});
     REQUIRE(low.shape() == Shape{2});
     dispatch_numeric(type, [&](auto tag) {
@@ -404,13 +347,13 @@ TEST_CASE("ReduceMax on every element type") {
   u64.data<std::uint64_t>()[1] = std::numeric_limits<std::uint64_t>::max();
   u64.data<std::uint64_t>()[2] = std::numeric_limits<std::uint64_t>::max() - 1;
   CHECK(run(false, u64, {0}).data<std::uint64_t>()[0] == std::numeric_limits<std::uint64_t>::max());
-  const Tensor neg = make(ElementType::i8, {4}, {-128, -7, -100, -8});
+  const Tensor neg = tensor(ElementType::i8, {4}, {-128, -7, -100, -8});
   CHECK(doubles(run(false, neg, {0})) == std::vector<double>{-7});
   // The OpenVINO lowest values the conformance vectors expect.
-  CHECK(doubles(run(false, make(ElementType::f16, {0}, {}), {0})) == std::vector<double>{-65504});
-  CHECK(doubles(run(false, make(ElementType::f32, {0}, {}), {0})) ==
+  CHECK(doubles(run(false, tensor(ElementType::f16, {0}, {}), {0})) == std::vector<double>{-65504});
+  CHECK(doubles(run(false, tensor(ElementType::f32, {0}, {}), {0})) ==
         std::vector<double>{static_cast<double>(std::numeric_limits<float>::lowest())});
-  CHECK(doubles(run(false, make(ElementType::u32, {0}, {}), {0})) == std::vector<double>{0});
+  CHECK(doubles(run(false, tensor(ElementType::u32, {0}, {}), {0})) == std::vector<double>{0});
 }
 
 TEST_CASE("ReduceMax NaN and infinities") {
@@ -420,7 +363,7 @@ TEST_CASE("ReduceMax NaN and infinities") {
        {ElementType::f16, ElementType::bf16, ElementType::f32, ElementType::f64}) {
     CAPTURE(to_string(type));
     // NaN propagates along the reduced axis, wherever it sits in the slice.
-    const Tensor d = make(type, {2, 3}, {1, nan, 3, 4, 5, 6});
+    const Tensor d = tensor(type, {2, 3}, {1, nan, 3, 4, 5, 6});
     auto last = doubles(run(false, d, {1}));
     CHECK(std::isnan(last[0]));
     CHECK(last[1] == 6);
@@ -429,7 +372,7 @@ TEST_CASE("ReduceMax NaN and infinities") {
     CHECK(std::isnan(first[1]));
     CHECK(first[2] == 6);
     CHECK(std::isnan(doubles(run(false, d, {0, 1}))[0]));
-    const Tensor lead = make(type, {1, 4}, {nan, 1, 2, 3});
+    const Tensor lead = tensor(type, {1, 4}, {nan, 1, 2, 3});
     CHECK(std::isnan(doubles(run(false, lead, {1}))[0]));
     CHECK(std::isnan(doubles(run(false, lead, {0, 1}))[0]));
     // Identity keeps NaN (OpenVINO's reference would turn it into lowest()).
@@ -437,38 +380,38 @@ TEST_CASE("ReduceMax NaN and infinities") {
     CHECK(std::isnan(same_shape[1]));
     CHECK(same_shape[5] == 6);
     // A slice of -inf is -inf, not the lowest finite value.
-    const Tensor ninf = make(type, {2, 2}, {-inf, -inf, -inf, 7});
+    const Tensor ninf = tensor(type, {2, 2}, {-inf, -inf, -inf, 7});
     CHECK(doubles(run(false, ninf, {1})) == std::vector<double>{-inf, 7});
     CHECK(doubles(run(false, ninf, {0})) == std::vector<double>{-inf, 7});
-    const Tensor pinf = make(type, {3}, {1, inf, 2});
+    const Tensor pinf = tensor(type, {3}, {1, inf, 2});
     CHECK(doubles(run(false, pinf, {0})) == std::vector<double>{inf});
   }
   // A NaN in a long row, past the first chunk of the vectorised scan.
   std::vector<double> longrow(10000, 1.0);
   longrow[7777] = nan;
   longrow[3] = 5;
-  CHECK(std::isnan(doubles(run(false, make(ElementType::f32, {10000}, longrow), {0}))[0]));
+  CHECK(std::isnan(doubles(run(false, tensor(ElementType::f32, {10000}, longrow), {0}))[0]));
   longrow[7777] = 2;
-  CHECK(doubles(run(false, make(ElementType::f64, {10000}, longrow), {0})) ==
+  CHECK(doubles(run(false, tensor(ElementType::f64, {10000}, longrow), {0})) ==
         std::vector<double>{5});
 }
 
 TEST_CASE("ReduceMax empty tensors, scalars and size-1 axes") {
   // Empty output: nothing to do.
-  const Tensor e = make(ElementType::f32, {2, 0, 4}, {});
+  const Tensor e = tensor(ElementType::f32, {2, 0, 4}, {});
   CHECK(run(false, e, {2}).shape() == Shape{2, 0});
   CHECK(run(true, e, {0}).shape() == Shape{1, 0, 4});
   CHECK(run(true, e, {}).shape() == Shape{2, 0, 4});
   // Scalar data: only the empty axes list applies.
-  const Tensor s = make(ElementType::i32, {}, {-5});
+  const Tensor s = tensor(ElementType::i32, {}, {-5});
   const Tensor out = run(false, s, {});
   CHECK(out.shape() == Shape{});
   CHECK(doubles(out) == std::vector<double>{-5});
   // Reducing size-1 axes only copies.
-  const Tensor ones = make(ElementType::u8, {1, 3, 1}, {7, 8, 9});
+  const Tensor ones = tensor(ElementType::u8, {1, 3, 1}, {7, 8, 9});
   CHECK(doubles(run(false, ones, {0, 2})) == std::vector<double>{7, 8, 9});
   CHECK(run(true, ones, {0, 2}).shape() == Shape{1, 3, 1});
-  const Tensor one = make(ElementType::u8, {1, 1}, {4});
+  const Tensor one = tensor(ElementType::u8, {1, 1}, {4});
   CHECK(doubles(run(false, one, {0, 1})) == std::vector<double>{4});
 }
 

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -15,104 +14,23 @@
 #include "kernels/element.hpp"
 #include "kernels/segment_max.hpp"
 #include "loader/attributes.hpp"
+#include "op_test_util.hpp"
 #include "ops/op.hpp"
 #include "ops/registry.hpp"
 
 using namespace irlite;
+using namespace irlite::test;
 
 namespace {
 
 using AttrList = std::vector<std::pair<std::string, std::string>>;
 
 const OpDef& segment_max_def() {
-  std::string why;
-  const OpDef* def = resolve_op("SegmentMax", "opset16", &why);
-  REQUIRE_MESSAGE(def, why);
-  return *def;
+  return op_def("SegmentMax", "opset16");
 }
 
 std::unique_ptr<const Op> make_op(std::string fill_mode = "zero") {
   return segment_max_def().create(Attributes(AttrList{{"fill_mode", std::move(fill_mode)}}));
-}
-
-// A tensor of any numeric type from doubles (each value rounded once to the type).
-Tensor tensor(ElementType type, Shape shape, const std::vector<double>& values) {
-  Tensor t(type, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  const bool ok = dispatch_numeric(type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = t.data<T>();
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
-        p[i] = T(static_cast<float>(values[i]));
-      else
-        p[i] = static_cast<T>(values[i]);
-    }
-  });
-  REQUIRE(ok);
-  return t;
-}
-
-// An i32 or i64 tensor from exact integers.
-Tensor ints(ElementType type, Shape shape, const std::vector<std::int64_t>& values) {
-  Tensor t(type, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (type == ElementType::i32)
-      t.data<std::int32_t>()[i] = static_cast<std::int32_t>(values[i]);
-    else
-      t.data<std::int64_t>()[i] = values[i];
-  }
-  return t;
-}
-
-std::vector<double> doubles(const Tensor& t) {
-  std::vector<double> v(t.size());
-  dispatch_numeric(t.element_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      v[i] = static_cast<double>(static_cast<compute_t<T>>(t.data<T>()[i]));
-  });
-  return v;
-}
-
-ValueInfo info(const Tensor& t) {
-  return {t.element_type(), PartialShape::from_shape(t.shape()), &t};
-}
-
-ValueInfo info(ElementType type, std::string_view shape, const Tensor* value = nullptr) {
-  auto s = parse_partial_shape(shape);
-  REQUIRE(s);
-  return {type, *s, value};
-}
-
-// infer, allocate an output full of junk (so that an element left unwritten shows), execute.
-Tensor run(const Op& op, const std::vector<Tensor>& inputs) {
-  std::vector<ValueInfo> infos;
-  for (const Tensor& t : inputs) infos.push_back(info(t));
-  const auto outs = op.infer(infos);
-  REQUIRE(outs.size() == 1);
-  REQUIRE(outs[0].shape.is_static());
-  Tensor out(outs[0].type, outs[0].shape.to_shape());
-  std::memset(out.data(), 0xA5, out.byte_size());
-  op.execute(inputs, std::span<Tensor>(&out, 1));
-  return out;
-}
-
-std::string inferred(const Op& op, const std::vector<ValueInfo>& inputs) {
-  const auto outs = op.infer(inputs);
-  REQUIRE(outs.size() == 1);
-  return std::string(to_string(outs[0].type)) + " " + to_string(outs[0].shape);
-}
-
-template <class F>
-std::optional<Error> caught(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  return std::nullopt;
 }
 
 // The plain definition: for every segment and column, scan every row. A NaN wins.
@@ -144,17 +62,6 @@ std::vector<T> reference_segment_max(const std::vector<T>& data, const std::vect
 }
 
 template <class T>
-bool same_value(T a, T b) {
-  if constexpr (is_float_storage_v<T>) {
-    const auto x = static_cast<compute_t<T>>(a);
-    const auto y = static_cast<compute_t<T>>(b);
-    return (std::isnan(x) && std::isnan(y)) || x == y;
-  } else {
-    return a == b;
-  }
-}
-
-template <class T>
 T random_value(std::mt19937& rng, bool allow_nan) {
   if constexpr (is_float_storage_v<T>) {
     if (allow_nan && rng() % 50 == 0) return T(std::numeric_limits<float>::quiet_NaN());
@@ -170,11 +77,6 @@ T random_value(std::mt19937& rng, bool allow_nan) {
     return static_cast<T>(d(rng));
   }
 }
-
-const ElementType kNumericTypes[] = {ElementType::f16, ElementType::bf16, ElementType::f32,
-                                     ElementType::f64, ElementType::i8,   ElementType::i16,
-                                     ElementType::i32, ElementType::i64,  ElementType::u8,
-                                     ElementType::u16, ElementType::u32,  ElementType::u64};
 
 }  // namespace
 

@@ -18,20 +18,19 @@
 #include "kernels/element.hpp"
 #include "kernels/topk.hpp"
 #include "loader/attributes.hpp"
+#include "op_test_util.hpp"
 #include "ops/op.hpp"
 #include "ops/registry.hpp"
 
 using namespace irlite;
+using namespace irlite::test;
 
 namespace {
 
 using Attrs = std::vector<std::pair<std::string, std::string>>;
 
 const OpDef& def_for(const char* opset) {
-  std::string why;
-  const OpDef* def = resolve_op("TopK", opset, &why);
-  REQUIRE_MESSAGE(def, why);
-  return *def;
+  return op_def("TopK", opset);
 }
 
 std::unique_ptr<const Op> make_op(int version, Attrs attrs) {
@@ -46,55 +45,16 @@ std::unique_ptr<const Op> make_op(int version, std::int64_t axis, const char* mo
                            {"index_element_type", index_type}});
 }
 
-PartialShape ps(const char* text) {
-  auto s = parse_partial_shape(text);
-  REQUIRE_MESSAGE(s, text);
-  return *s;
-}
-
-Tensor make(ElementType type, const Shape& shape, const std::vector<double>& values) {
-  Tensor t(type, shape);
-  REQUIRE(t.size() == values.size());
-  dispatch_numeric(type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if constexpr (is_float_storage_v<T>)
-        t.data<T>()[i] = T(static_cast<compute_t<T>>(values[i]));
-      else
-        t.data<T>()[i] = static_cast<T>(values[i]);
-    }
-  });
-  return t;
-}
-
 Tensor k_tensor(std::int64_t k, ElementType type = ElementType::i64) {
-  return make(type, {}, {static_cast<double>(k)});
-}
-
-std::vector<double> doubles(const Tensor& t) {
-  std::vector<double> v(t.size());
-  dispatch_numeric(t.element_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      v[i] = static_cast<double>(static_cast<compute_t<T>>(t.data<T>()[i]));
-  });
-  return v;
-}
-
-std::vector<std::int64_t> ints(const Tensor& t) {
-  std::vector<std::int64_t> v(t.size());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = integer_at(t, i);
-  return v;
+  return tensor(type, {}, {static_cast<double>(k)});
 }
 
 /// Load-time inference: k is a Const when `k` is given, else a Parameter of `k_type`.
 std::vector<OutputInfo> infer(const Op& op, ElementType type, const char* data_shape,
                               const char* k_shape, const Tensor* k = nullptr,
                               ElementType k_type = ElementType::i64) {
-  std::vector<ValueInfo> in{{type, ps(data_shape), nullptr},
-                            {k ? k->element_type() : k_type, ps(k_shape), k}};
-  auto out = op.infer(in);
-  REQUIRE(out.size() == 2);
+  auto out = infer_outputs(
+      op, {info(type, data_shape), info(k ? k->element_type() : k_type, k_shape, k)}, 2);
   CHECK(out[0].shape == out[1].shape);
   return out;
 }
@@ -111,31 +71,20 @@ struct Result {
   Tensor indices;
 };
 
-/// Run time: infer with every value known, allocate, execute.
+/// Run time: infer with every value known, check that the values keep the data's type, then
+/// allocate and execute.
 Result run(const Op& op, const Tensor& data, const Tensor& k) {
   const std::vector<Tensor> inputs{data, k};
-  std::vector<ValueInfo> infos;
-  for (const Tensor& t : inputs)
-    infos.push_back({t.element_type(), PartialShape::from_shape(t.shape()), &t});
-  const auto out = op.infer(infos);
-  REQUIRE(out.size() == 2);
-  REQUIRE(out[0].shape.is_static());
-  REQUIRE(out[0].type == data.element_type());
-  std::vector<Tensor> outputs{Tensor(out[0].type, out[0].shape.to_shape()),
-                              Tensor(out[1].type, out[1].shape.to_shape())};
-  op.execute(inputs, outputs);
-  return {outputs[0], outputs[1]};
+  const std::vector<OutputInfo> outs = infer_at_run_time(op, inputs, 2);
+  REQUIRE(outs[0].type == data.element_type());
+  const std::vector<Tensor> out = allocate_and_execute(op, inputs, outs);
+  return {out[0], out[1]};
 }
 
 Result run(int version, std::int64_t axis, const char* mode, const char* sort, const Tensor& data,
            std::int64_t k, const char* index_type = "i32") {
   return run(*make_op(version, axis, mode, sort, index_type), data, k_tensor(k));
 }
-
-const ElementType kAllTypes[] = {ElementType::f16, ElementType::bf16, ElementType::f32,
-                                 ElementType::f64, ElementType::i8,   ElementType::i16,
-                                 ElementType::i32, ElementType::i64,  ElementType::u8,
-                                 ElementType::u16, ElementType::u32,  ElementType::u64};
 
 template <class F>
 void expect_error(F&& f, ErrorCode code, const std::string& message, std::int64_t port) {
@@ -417,7 +366,7 @@ TEST_CASE("TopK validation") {
 }
 
 TEST_CASE("TopK run-time value errors") {
-  const Tensor data = make(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor data = tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
   for (int v : {1, 3, 11}) {
     auto op = make_op(v, 1, "max", "value");
     expect_error([&] { run(*op, data, k_tensor(5)); }, ErrorCode::value,
@@ -446,77 +395,77 @@ TEST_CASE("TopK ordering: ties, sort modes, examples") {
   for (int v : {1, 3, 11}) {
     CAPTURE(v);
     // The first of equal maxima wins.
-    const Tensor d = make(ElementType::f32, {2, 4}, {1, 3, 2, 4, 1, 3, 3, 2});
+    const Tensor d = tensor(ElementType::f32, {2, 4}, {1, 3, 2, 4, 1, 3, 3, 2});
     Result r = run(v, 1, "max", "value", d, 1);
     CHECK(doubles(r.values) == std::vector<double>{4, 3});
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{3, 1});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{3, 1});
     CHECK(r.values.shape() == Shape{2, 1});
     // min/value: ascending, ties by index.
-    const Tensor e = make(ElementType::f32, {7}, {5, 4, 3, 1, 7, 1, 3});
+    const Tensor e = tensor(ElementType::f32, {7}, {5, 4, 3, 1, 7, 1, 3});
     r = run(v, 0, "min", "value", e, 3);
     CHECK(doubles(r.values) == std::vector<double>{1, 1, 3});
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{3, 5, 2});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{3, 5, 2});
     // min/index: the spec's example, chosen by value, output by index.
-    const Tensor s = make(ElementType::f32, {6}, {5, 3, 1, 2, 5, 5});
+    const Tensor s = tensor(ElementType::f32, {6}, {5, 3, 1, 2, 5, 5});
     r = run(v, 0, "min", "index", s, 4);
     CHECK(doubles(r.values) == std::vector<double>{5, 3, 1, 2});
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{0, 1, 2, 3});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{0, 1, 2, 3});
     // The mode/sort table on [3,1,2,5,4], k 3.
-    const Tensor t = make(ElementType::f32, {5}, {3, 1, 2, 5, 4});
+    const Tensor t = tensor(ElementType::f32, {5}, {3, 1, 2, 5, 4});
     r = run(v, 0, "max", "value", t, 3);
     CHECK(doubles(r.values) == std::vector<double>{5, 4, 3});
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{3, 4, 0});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{3, 4, 0});
     r = run(v, 0, "max", "index", t, 3);
     CHECK(doubles(r.values) == std::vector<double>{3, 5, 4});
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{0, 3, 4});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{0, 3, 4});
     r = run(v, 0, "min", "value", t, 3);
     CHECK(doubles(r.values) == std::vector<double>{1, 2, 3});
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{1, 2, 0});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{1, 2, 0});
     r = run(v, 0, "min", "index", t, 3);
     CHECK(doubles(r.values) == std::vector<double>{3, 1, 2});
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{0, 1, 2});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{0, 1, 2});
     // sort=none: irlite emits the sort=value order.
     r = run(v, 0, "max", "none", t, 3);
     CHECK(doubles(r.values) == std::vector<double>{5, 4, 3});
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{3, 4, 0});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{3, 4, 0});
     r = run(v, 0, "min", "none", t, 3);
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{1, 2, 0});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{1, 2, 0});
     // All equal: the lowest indices, in order, for every mode and sort.
-    const Tensor flat = make(ElementType::i32, {6}, {7, 7, 7, 7, 7, 7});
+    const Tensor flat = tensor(ElementType::i32, {6}, {7, 7, 7, 7, 7, 7});
     for (const char* mode : {"max", "min"})
       for (const char* sort : {"value", "index", "none"})
-        CHECK(ints(run(v, 0, mode, sort, flat, 4).indices) ==
+        CHECK(integers(run(v, 0, mode, sort, flat, 4).indices) ==
               std::vector<std::int64_t>{0, 1, 2, 3});
     // k = n sorts the whole slice.
     r = run(v, 0, "max", "value", t, 5);
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{3, 4, 0, 2, 1});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{3, 4, 0, 2, 1});
   }
   // TopK-11 with stable=true gives the same (already stable) answer.
   auto stable =
       make_op(11, {{"axis", "0"}, {"mode", "min"}, {"sort", "value"}, {"stable", "true"}});
-  const Tensor e = make(ElementType::f32, {7}, {5, 4, 3, 1, 7, 1, 3});
+  const Tensor e = tensor(ElementType::f32, {7}, {5, 4, 3, 1, 7, 1, 3});
   Result r = run(*stable, e, k_tensor(3));
-  CHECK(ints(r.indices) == std::vector<std::int64_t>{3, 5, 2});
+  CHECK(integers(r.indices) == std::vector<std::int64_t>{3, 5, 2});
 }
 
 TEST_CASE("TopK along outer and middle axes") {
   // [2,3,2]: axis 1 is neither innermost nor outermost.
-  const Tensor d = make(ElementType::f32, {2, 3, 2}, {1, 6, 5, 2, 3, 4, 9, 7, 8, 8, 7, 9});
+  const Tensor d = tensor(ElementType::f32, {2, 3, 2}, {1, 6, 5, 2, 3, 4, 9, 7, 8, 8, 7, 9});
   Result r = run(3, 1, "max", "value", d, 2);
   CHECK(r.values.shape() == Shape{2, 2, 2});
   CHECK(doubles(r.values) == std::vector<double>{5, 6, 3, 4, 9, 9, 8, 8});
-  CHECK(ints(r.indices) == std::vector<std::int64_t>{1, 0, 2, 2, 0, 2, 1, 1});
+  CHECK(integers(r.indices) == std::vector<std::int64_t>{1, 0, 2, 2, 0, 2, 1, 1});
   r = run(3, -2, "min", "index", d, 2);
   CHECK(doubles(r.values) == std::vector<double>{1, 2, 3, 4, 8, 7, 7, 8});
-  CHECK(ints(r.indices) == std::vector<std::int64_t>{0, 1, 2, 2, 1, 0, 2, 1});
+  CHECK(integers(r.indices) == std::vector<std::int64_t>{0, 1, 2, 2, 1, 0, 2, 1});
   // k = 1 along the first axis.
   r = run(1, 0, "max", "value", d, 1);
   CHECK(r.values.shape() == Shape{1, 3, 2});
   CHECK(doubles(r.values) == std::vector<double>{9, 7, 8, 8, 7, 9});
-  CHECK(ints(r.indices) == std::vector<std::int64_t>{1, 1, 1, 1, 1, 1});
+  CHECK(integers(r.indices) == std::vector<std::int64_t>{1, 1, 1, 1, 1, 1});
   r = run(11, 0, "min", "value", d, 1);
   CHECK(doubles(r.values) == std::vector<double>{1, 6, 5, 2, 3, 4});
-  CHECK(ints(r.indices) == std::vector<std::int64_t>{0, 0, 0, 0, 0, 0});
+  CHECK(integers(r.indices) == std::vector<std::int64_t>{0, 0, 0, 0, 0, 0});
 }
 
 TEST_CASE("TopK NaN ranks above every number, -0 equals +0") {
@@ -525,33 +474,35 @@ TEST_CASE("TopK NaN ranks above every number, -0 equals +0") {
   for (ElementType type :
        {ElementType::f16, ElementType::bf16, ElementType::f32, ElementType::f64}) {
     CAPTURE(to_string(type));
-    const Tensor d = make(type, {6}, {1, nan, inf, -inf, nan, 0});
+    const Tensor d = tensor(type, {6}, {1, nan, inf, -inf, nan, 0});
     // max: NaNs first (lower index first), then +inf.
     Result r = run(3, 0, "max", "value", d, 4);
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{1, 4, 2, 0});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{1, 4, 2, 0});
     auto v = doubles(r.values);
     CHECK(std::isnan(v[0]));
     CHECK(std::isnan(v[1]));
     CHECK(v[2] == inf);
     // min: NaNs last.
     r = run(3, 0, "min", "value", d, 6);
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{3, 5, 0, 2, 1, 4});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{3, 5, 0, 2, 1, 4});
     r = run(3, 0, "min", "value", d, 4);
-    CHECK(ints(r.indices) == std::vector<std::int64_t>{3, 5, 0, 2});
+    CHECK(integers(r.indices) == std::vector<std::int64_t>{3, 5, 0, 2});
     // k = 1 paths.
-    CHECK(ints(run(3, 0, "max", "value", d, 1).indices) == std::vector<std::int64_t>{1});
-    CHECK(ints(run(3, 0, "min", "value", d, 1).indices) == std::vector<std::int64_t>{3});
+    CHECK(integers(run(3, 0, "max", "value", d, 1).indices) == std::vector<std::int64_t>{1});
+    CHECK(integers(run(3, 0, "min", "value", d, 1).indices) == std::vector<std::int64_t>{3});
     // A NaN with the sign bit set ranks like any NaN.
-    Tensor neg_nan = make(type, {3}, {2, -nan, 3});
-    CHECK(ints(run(3, 0, "max", "value", neg_nan, 1).indices) == std::vector<std::int64_t>{1});
-    CHECK(ints(run(3, 0, "min", "value", neg_nan, 3).indices) ==
+    Tensor neg_nan = tensor(type, {3}, {2, -nan, 3});
+    CHECK(integers(run(3, 0, "max", "value", neg_nan, 1).indices) == std::vector<std::int64_t>{1});
+    CHECK(integers(run(3, 0, "min", "value", neg_nan, 3).indices) ==
           std::vector<std::int64_t>{0, 2, 1});
     // -0 and +0 tie, so the lower index wins whatever the sign.
-    const Tensor zeros = make(type, {4}, {0.0, -0.0, 1, -1});
-    CHECK(ints(run(3, 0, "max", "value", zeros, 3).indices) == std::vector<std::int64_t>{2, 0, 1});
-    const Tensor zeros2 = make(type, {3}, {-0.0, 0.0, -1});
-    CHECK(ints(run(3, 0, "max", "value", zeros2, 1).indices) == std::vector<std::int64_t>{0});
-    CHECK(ints(run(3, 0, "min", "value", zeros2, 3).indices) == std::vector<std::int64_t>{2, 0, 1});
+    const Tensor zeros = tensor(type, {4}, {0.0, -0.0, 1, -1});
+    CHECK(integers(run(3, 0, "max", "value", zeros, 3).indices) ==
+          std::vector<std::int64_t>{2, 0, 1});
+    const Tensor zeros2 = tensor(type, {3}, {-0.0, 0.0, -1});
+    CHECK(integers(run(3, 0, "max", "value", zeros2, 1).indices) == std::vector<std::int64_t>{0});
+    CHECK(integers(run(3, 0, "min", "value", zeros2, 3).indices) ==
+          std::vector<std::int64_t>{2, 0, 1});
     // Values are copied, not converted: the sign of zero and NaN survive.
     r = run(3, 0, "max", "value", zeros2, 2);
     CHECK(std::signbit(doubles(r.values)[0]));
@@ -560,23 +511,23 @@ TEST_CASE("TopK NaN ranks above every number, -0 equals +0") {
 }
 
 TEST_CASE("TopK on every element type and both index types") {
-  for (ElementType type : kAllTypes) {
+  for (ElementType type : kNumericTypes) {
     for (const char* it : {"i32", "i64"}) {
       CAPTURE(to_string(type));
       CAPTURE(it);
-      const Tensor d = make(type, {2, 5}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3});
+      const Tensor d = tensor(type, {2, 5}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3});
       auto op = make_op(it == std::string("i32") ? 1 : 3, 1, "max", "value", it);
       Result r = run(*op, d, k_tensor(3));
       CHECK(r.values.element_type() == type);
       CHECK(r.indices.element_type() == *parse_element_type(it));
       CHECK(doubles(r.values) == std::vector<double>{5, 4, 3, 9, 6, 5});
-      CHECK(ints(r.indices) == std::vector<std::int64_t>{4, 2, 0, 0, 2, 3});
+      CHECK(integers(r.indices) == std::vector<std::int64_t>{4, 2, 0, 0, 2, 3});
       r = run(11, 0, "min", "index", d, 1, it);
       CHECK(doubles(r.values) == std::vector<double>{3, 1, 4, 1, 3});
-      CHECK(ints(r.indices) == std::vector<std::int64_t>{0, 0, 0, 0, 1});
+      CHECK(integers(r.indices) == std::vector<std::int64_t>{0, 0, 0, 0, 1});
       r = run(11, 1, "min", "index", d, 2, it);
       CHECK(doubles(r.values) == std::vector<double>{1, 1, 2, 3});
-      CHECK(ints(r.indices) == std::vector<std::int64_t>{1, 3, 1, 4});
+      CHECK(integers(r.indices) == std::vector<std::int64_t>{1, 3, 1, 4});
     }
   }
   // Extremes of the integer types order correctly.
@@ -584,35 +535,38 @@ TEST_CASE("TopK on every element type and both index types") {
   const auto lo = std::numeric_limits<std::int64_t>::min(),
              hi = std::numeric_limits<std::int64_t>::max();
   std::copy_n(std::vector<std::int64_t>{0, lo, hi, -1}.begin(), 4, i64.data<std::int64_t>());
-  CHECK(ints(run(3, 0, "max", "value", i64, 4).indices) == std::vector<std::int64_t>{2, 0, 3, 1});
+  CHECK(integers(run(3, 0, "max", "value", i64, 4).indices) ==
+        std::vector<std::int64_t>{2, 0, 3, 1});
   Tensor u64(ElementType::u64, {3});
   std::copy_n(std::vector<std::uint64_t>{1, ~std::uint64_t{0}, std::uint64_t{1} << 63}.begin(), 3,
               u64.data<std::uint64_t>());
   Result r = run(3, 0, "min", "value", u64, 3);
-  CHECK(ints(r.indices) == std::vector<std::int64_t>{0, 2, 1});
+  CHECK(integers(r.indices) == std::vector<std::int64_t>{0, 2, 1});
   CHECK(r.values.data<std::uint64_t>()[2] == ~std::uint64_t{0});
-  const Tensor i8 = make(ElementType::i8, {4}, {-128, 127, -1, 0});
-  CHECK(ints(run(3, 0, "max", "value", i8, 4).indices) == std::vector<std::int64_t>{1, 3, 2, 0});
-  const Tensor u8 = make(ElementType::u8, {4}, {255, 0, 128, 127});
-  CHECK(ints(run(3, 0, "min", "value", u8, 4).indices) == std::vector<std::int64_t>{1, 3, 2, 0});
+  const Tensor i8 = tensor(ElementType::i8, {4}, {-128, 127, -1, 0});
+  CHECK(integers(run(3, 0, "max", "value", i8, 4).indices) ==
+        std::vector<std::int64_t>{1, 3, 2, 0});
+  const Tensor u8 = tensor(ElementType::u8, {4}, {255, 0, 128, 127});
+  CHECK(integers(run(3, 0, "min", "value", u8, 4).indices) ==
+        std::vector<std::int64_t>{1, 3, 2, 0});
 }
 
 TEST_CASE("TopK empty tensors and k = 0") {
-  const Tensor d = make(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor d = tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
   Result r = run(3, 1, "max", "value", d, 0);
   CHECK(r.values.shape() == Shape{2, 0});
   CHECK(r.indices.shape() == Shape{2, 0});
   // A zero-length axis takes only k = 0.
-  const Tensor e = make(ElementType::i32, {2, 0, 3}, {});
+  const Tensor e = tensor(ElementType::i32, {2, 0, 3}, {});
   r = run(11, 1, "min", "index", e, 0);
   CHECK(r.values.shape() == Shape{2, 0, 3});
   CHECK_THROWS_WITH_AS(run(11, 1, "min", "index", e, 1),
                        doctest::Contains("k (1) exceeds dimension 0 of axis 1"), Error);
   // Other axes empty: empty outputs for any valid k.
-  const Tensor f = make(ElementType::f16, {0, 4}, {});
+  const Tensor f = tensor(ElementType::f16, {0, 4}, {});
   r = run(1, 1, "max", "value", f, 2);
   CHECK(r.values.shape() == Shape{0, 2});
-  const Tensor g = make(ElementType::u16, {3, 0}, {});
+  const Tensor g = tensor(ElementType::u16, {3, 0}, {});
   r = run(1, 0, "max", "value", g, 3);
   CHECK(r.values.shape() == Shape{3, 0});
 }

@@ -1,0 +1,211 @@
+#pragma once
+// Scaffolding shared by the op tests (tests/op_*_test.cpp), which drive one Op directly rather
+// than through a model: tensors from plain numbers and back, ValueInfo and PartialShape from
+// text, the load-time path (infer on partial shapes, Const values only) and the run-time path
+// (infer with every value known, allocate, execute), and catching irlite::Error. Header-only.
+//
+// A helper that meets a bad argument (a value count that does not fit the shape, a shape text
+// that does not parse, an op that is not registered) stops the test case, so a mistake in a test
+// is never mistaken for a result. The reference kernels the tests compare against stay in their
+// own test files.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "irlite/irlite.hpp"
+#include "kernels/element.hpp"
+#include "ops/op.hpp"
+#include "ops/registry.hpp"
+
+namespace irlite::test {
+
+/// Every numeric element type (f16, bf16, f32, f64, i8..i64, u8..u64): the types an op over
+/// "any numeric type" must handle.
+inline constexpr ElementType kNumericTypes[] = {
+    ElementType::f16, ElementType::bf16, ElementType::f32, ElementType::f64,
+    ElementType::i8,  ElementType::i16,  ElementType::i32, ElementType::i64,
+    ElementType::u8,  ElementType::u16,  ElementType::u32, ElementType::u64};
+
+/// The registry entry a layer of `type` in `opset` ("opset11") resolves to. Stops the test,
+/// with the registry's reason, when there is none.
+inline const OpDef& op_def(std::string_view type, std::string_view opset) {
+  std::string why;
+  const OpDef* def = resolve_op(type, opset, &why);
+  REQUIRE_MESSAGE(def, why);
+  return *def;
+}
+
+/// A partial shape from its text ("[2,?,1..4]", "[...]"). Stops the test when it does not parse.
+inline PartialShape ps(std::string_view text) {
+  std::string why;
+  std::optional<PartialShape> shape = parse_partial_shape(text, &why);
+  REQUIRE_MESSAGE(shape, text << ": " << why);
+  return *shape;
+}
+
+/// A tensor of any numeric type from doubles, row-major. Each value is converted once to the
+/// element type (the 16-bit floats from float, which is what their constructors take); integer
+/// values must be integral and in the type's range. Stops the test when the number of values
+/// does not match the shape or the type is not numeric.
+inline Tensor tensor(ElementType type, Shape shape, const std::vector<double>& values) {
+  Tensor t(type, std::move(shape));
+  REQUIRE(t.size() == values.size());
+  const bool numeric = dispatch_numeric(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.data<T>();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if constexpr (is_float_storage_v<T>)
+        p[i] = T(static_cast<compute_t<T>>(values[i]));
+      else
+        p[i] = static_cast<T>(values[i]);
+    }
+  });
+  REQUIRE(numeric);
+  return t;
+}
+
+/// An i32 or i64 tensor from exact integers (a double cannot hold every i64), for indices, ids
+/// and counts. Values are truncated to 32 bits in an i32 tensor. Stops the test when the number
+/// of values does not match the shape, and fails it for any other element type.
+inline Tensor ints(ElementType type, Shape shape, const std::vector<std::int64_t>& values) {
+  Tensor t(type, std::move(shape));
+  REQUIRE(t.size() == values.size());
+  const bool index_type = dispatch_index(type, [&](auto tag) {
+    using I = typename decltype(tag)::type;
+    for (std::size_t i = 0; i < values.size(); ++i) t.data<I>()[i] = static_cast<I>(values[i]);
+  });
+  if (!index_type) FAIL("ints() makes i32 or i64 tensors, not " << to_string(type));
+  return t;
+}
+
+/// The elements of a numeric tensor as doubles, row-major (16-bit floats through float; i64
+/// and u64 beyond 2^53 rounded). All zeros for a non-numeric tensor.
+inline std::vector<double> doubles(const Tensor& t) {
+  std::vector<double> v(t.size());
+  dispatch_numeric(t.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<double>(static_cast<compute_t<T>>(t.data<T>()[i]));
+  });
+  return v;
+}
+
+/// The elements of an integer tensor (i8..u64) as int64, row-major, exactly (u64 above
+/// INT64_MAX saturates, as integer_at does).
+inline std::vector<std::int64_t> integers(const Tensor& t) {
+  std::vector<std::int64_t> v(t.size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = integer_at(t, i);
+  return v;
+}
+
+/// Whether two elements are the same value: equal, or both NaN (a NaN's sign and payload
+/// aside). +0 and -0 are the same value.
+template <class T>
+bool same_value(T a, T b) {
+  if constexpr (is_float_storage_v<T>) {
+    const auto x = static_cast<compute_t<T>>(a);
+    const auto y = static_cast<compute_t<T>>(b);
+    return (std::isnan(x) && std::isnan(y)) || x == y;
+  } else {
+    return a == b;
+  }
+}
+
+/// An input whose type, static shape and value are `t`'s, as at run time or for a Const at
+/// load time. Points at `t`, which must outlive the ValueInfo.
+inline ValueInfo info(const Tensor& t) {
+  return {t.element_type(), PartialShape::from_shape(t.shape()), &t};
+}
+
+/// An input as the loader sees it: a type, a partial shape from its text ("[2,?]") and a value
+/// only when given (a Const). Stops the test when the shape does not parse.
+inline ValueInfo info(ElementType type, std::string_view shape, const Tensor* value = nullptr) {
+  return {type, ps(shape), value};
+}
+
+/// The op's outputs inferred from `inputs`. Stops the test unless there are `num_outputs`.
+inline std::vector<OutputInfo> infer_outputs(const Op& op, const std::vector<ValueInfo>& inputs,
+                                             std::size_t num_outputs = 1) {
+  std::vector<OutputInfo> outputs = op.infer(inputs);
+  REQUIRE(outputs.size() == num_outputs);
+  return outputs;
+}
+
+/// An inferred output as text: its element type and partial shape ("f32 [?,12,81]").
+inline std::string output_text(const OutputInfo& output) {
+  return std::string(to_string(output.type)) + " " + to_string(output.shape);
+}
+
+/// The single output a single-output op infers from `inputs`, as text ("f32 [?,12,81]").
+inline std::string inferred(const Op& op, const std::vector<ValueInfo>& inputs) {
+  return output_text(infer_outputs(op, inputs, 1)[0]);
+}
+
+/// The first half of a run: the op infers its outputs with every input's shape and value known,
+/// as the executor does before allocating. Stops the test unless there are `num_outputs`, all
+/// with static shapes (which infer() promises at run time).
+inline std::vector<OutputInfo> infer_at_run_time(const Op& op, const std::vector<Tensor>& inputs,
+                                                 std::size_t num_outputs) {
+  std::vector<ValueInfo> infos;
+  infos.reserve(inputs.size());
+  for (const Tensor& t : inputs) infos.push_back(info(t));
+  std::vector<OutputInfo> outputs = infer_outputs(op, infos, num_outputs);
+  std::string shapes;
+  for (const OutputInfo& o : outputs) shapes += output_text(o) + "; ";
+  REQUIRE_MESSAGE(std::all_of(outputs.begin(), outputs.end(),
+                              [](const OutputInfo& o) { return o.shape.is_static(); }),
+                  "run-time outputs must be static: " << shapes);
+  return outputs;
+}
+
+/// The second half: allocates `outputs` and executes the op into them. Every output byte starts
+/// as 0xA5 rather than zero, so an element the kernel leaves unwritten shows as junk instead of
+/// passing for a zero.
+inline std::vector<Tensor> allocate_and_execute(const Op& op, const std::vector<Tensor>& inputs,
+                                                const std::vector<OutputInfo>& outputs) {
+  std::vector<Tensor> tensors;
+  tensors.reserve(outputs.size());
+  for (const OutputInfo& o : outputs) {
+    Tensor t(o.type, o.shape.to_shape());
+    if (t.byte_size() > 0) std::memset(t.data(), 0xA5, t.byte_size());
+    tensors.push_back(std::move(t));
+  }
+  op.execute(inputs, tensors);
+  return tensors;
+}
+
+/// A whole run of the op on `inputs`: infer_at_run_time, then allocate_and_execute. Returns the
+/// `num_outputs` outputs in port order. An irlite::Error from infer() or execute() propagates.
+inline std::vector<Tensor> run_all(const Op& op, const std::vector<Tensor>& inputs,
+                                   std::size_t num_outputs) {
+  return allocate_and_execute(op, inputs, infer_at_run_time(op, inputs, num_outputs));
+}
+
+/// run_all for a single-output op: its one output.
+inline Tensor run(const Op& op, const std::vector<Tensor>& inputs) {
+  return run_all(op, inputs, 1)[0];
+}
+
+/// The irlite::Error `f()` throws, or nothing when it returns normally. Any other exception
+/// propagates (and fails the test).
+template <class F>
+std::optional<Error> caught(F&& f) {
+  try {
+    std::forward<F>(f)();
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+}  // namespace irlite::test
