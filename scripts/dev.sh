@@ -54,7 +54,7 @@ case "$cmd" in
     ctest --test-dir "$dir" --output-on-failure -j "${JOBS:-$(nproc)}"
     ;;
   *)
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
