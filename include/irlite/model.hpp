@@ -147,7 +147,8 @@ class Session {
   /// Runs the model. `inputs` maps each input's name (Parameter layer name or any of its tensor
   /// names) to a tensor; input buffers are read in place, not copied. Returns every output by
   /// PortInfo::name. Throws Error for a missing, unknown or ill-fitting input and for values
-  /// the ops reject.
+  /// the ops reject. An output fed straight by an input or a Const shares its buffer (the
+  /// caller's, or the read-only weights): clone() it before writing to it.
   std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
 
   const Model& model() const { return model_; }
