@@ -37,6 +37,7 @@ TEST_CASE("a layer that would allocate more than the session allows fails before
                        doctest::Contains("would take more than"), Error);
 }
 
+#include <limits>
 #include <map>
 
 #include "api/model_impl.hpp"
@@ -67,4 +68,45 @@ TEST_CASE("every intermediate tensor is released right after its last consumer")
     fan_out |= readers > 1;
   }
   CHECK(fan_out);
+}
+
+TEST_CASE("empty tensors whose other extents multiply past int64 run without overflow") {
+  const std::int64_t big = std::int64_t{1} << 40;
+  const Tensor data(ElementType::f32, {0, big, big});
+  const auto k_tensor = [](std::int64_t k) {
+    Tensor t(ElementType::i64, {});
+    t.data<std::int64_t>()[0] = k;
+    return t;
+  };
+  for (const auto& [axis, k] : {std::pair{"2", 3}, std::pair{"0", 0}, std::pair{"1", 5}}) {
+    CAPTURE(axis);
+    OpTester t("TopK", "opset11");
+    t.attr("axis", axis).attr("mode", "max").attr("sort", "value");
+    t.input_parameter("data", ElementType::f32, PartialShape{0, big, big})
+        .input_const("k", k_tensor(k))
+        .outputs(2);
+    const auto out = t.run({{"data", data}});
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].size() == 0);
+    CHECK(out[1].size() == 0);
+  }
+  Tensor axes(ElementType::i64, {1});
+  axes.data<std::int64_t>()[0] = 2;
+  OpTester r("ReduceMax", "opset1");
+  r.attr("keep_dims", "false")
+      .input_parameter("data", ElementType::f32, PartialShape{0, big, big})
+      .input_const("axes", axes)
+      .outputs(1);
+  const auto out = r.run({{"data", data}});
+  CHECK(out[0].shape() == Shape{0, big});
+  // Reducing the empty axis of [0, 4] gives the lowest value in each of the 4 places.
+  Tensor axes0(ElementType::i64, {1});
+  OpTester r0("ReduceMax", "opset1");
+  r0.attr("keep_dims", "false")
+      .input_parameter("data", ElementType::f32, PartialShape{0, 4})
+      .input_const("axes", axes0)
+      .outputs(1);
+  const auto lowest = r0.run({{"data", Tensor(ElementType::f32, {0, 4})}});
+  REQUIRE(lowest[0].shape() == Shape{4});
+  CHECK(lowest[0].values<float>()[3] == std::numeric_limits<float>::lowest());
 }

@@ -39,6 +39,14 @@ inline ReduceMaxPlan plan_reduce_max(std::span<const std::int64_t> shape,
   std::vector<bool> is_reduced(shape.size(), false);
   for (const std::int64_t a : axes) is_reduced[static_cast<std::size_t>(a)] = true;
   ReduceMaxPlan plan;
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    // An empty input: the product of the other extents may not even fit int64 ([0, 2^40, 2^40]
+    // is a valid tensor), so only the output's size is computed, and it fits: it was allocated.
+    plan.input_size = 0;
+    for (std::size_t i = 0; i < shape.size() && plan.output_size != 0; ++i)
+      if (!is_reduced[i]) plan.output_size *= shape[i];
+    return plan;
+  }
   for (std::size_t i = 0; i < shape.size(); ++i) {
     plan.input_size *= shape[i];
     if (!is_reduced[i]) plan.output_size *= shape[i];

@@ -83,14 +83,17 @@ class TopKOp final : public Op {
     const Shape& shape = data.shape();
     const std::int64_t axis = normalized_axis(static_cast<std::int64_t>(shape.size()));
     const std::int64_t k = integer_at(inputs[1], 0);
+    const std::int64_t n = shape[static_cast<std::size_t>(axis)];
+    if (k < 0) value_error(1, fmt::format("k must be non-negative, got {}", k));
+    if (k > n) value_error(1, exceeds(inputs[1], n, axis));
+    // Empty outputs: nothing to do, and the product of the other extents of an empty tensor
+    // ([0, 2^40, 2^40]) may not fit int64.
+    if (k == 0 || data.empty()) return;
     std::int64_t outer = 1, inner = 1;
     for (std::size_t i = 0; i < shape.size(); ++i) {
       if (static_cast<std::int64_t>(i) < axis) outer *= shape[i];
       if (static_cast<std::int64_t>(i) > axis) inner *= shape[i];
     }
-    const std::int64_t n = shape[static_cast<std::size_t>(axis)];
-    if (k < 0) value_error(1, fmt::format("k must be non-negative, got {}", k));
-    if (k > n) value_error(1, exceeds(inputs[1], n, axis));
     const bool data_ok = dispatch_numeric(data.element_type(), [&](auto data_tag) {
       using T = typename decltype(data_tag)::type;
       dispatch_index(index_type_, [&](auto index_tag) {
