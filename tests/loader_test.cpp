@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/model_impl.hpp"
 #include "irlite/irlite.hpp"
 
 using namespace irlite;
@@ -260,11 +261,16 @@ TEST_CASE("Const data are views into the weights when aligned") {
   alignas(8) std::int32_t values[3] = {7, -8, 9};
   const std::span<const std::byte> w(reinterpret_cast<const std::byte*>(values), sizeof values);
   const Model m = load(net(constant(0, "i32", "2", 4, 8) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  // The Const's value is a view; a Result fed by it gets a copy, so writing to an output never
+  // touches the weights.
+  CHECK(m.impl().graph.nodes[0].value.data() == static_cast<const void*>(values + 1));
   Session s(m);
-  const auto out = s.run({});
-  const Tensor& t = out.at("c");
-  CHECK(t.data() == static_cast<const void*>(values + 1));
+  auto out = s.run({});
+  Tensor& t = out.at("c");
+  CHECK(t.data() != static_cast<const void*>(values + 1));
   CHECK(t.values<std::int32_t>()[0] == -8);
+  t.data<std::int32_t>()[0] = 5;
+  CHECK(values[1] == -8);
   CHECK(m.layers()[0].attributes.back() == std::pair<std::string, std::string>{"value", "[-8,9]"});
   // An unaligned Const is copied, with the same values.
   std::vector<std::byte> odd(9);
@@ -447,4 +453,52 @@ TEST_CASE("keep_going on a graph with an unfed port reports it and refuses to ru
   REQUIRE(m.problems().size() == 1);
   CHECK(std::string(m.problems()[0].what()).find("not fed by any edge") != std::string::npos);
   CHECK_THROWS_AS(Session{m}, Error);
+}
+
+TEST_CASE("a keep_going model whose Consts lack weights cannot run") {
+  LoadOptions keep;
+  keep.keep_going = true;
+  const Model m = Model::load_from_memory(net(constant(0, "f32", "2", 0, 8) + result(1, "r"),
+                                              edge(0, 0, 1, 0)),
+                                          {}, keep, "test.xml");
+  CHECK(m.problems().empty());
+  CHECK_THROWS_WITH_AS(Session{m}, doctest::Contains("Consts have no weights"), Error);
+}
+
+TEST_CASE("reshape and run resolve input names alike; duplicate input names are told apart") {
+  // Parameter 'a' has tensor name 'b'; Parameter 'b' exists too: the layer name wins.
+  const std::string two =
+      "<layer id=\"0\" name=\"a\" type=\"Parameter\" version=\"opset1\"><data shape=\"?\" "
+      "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\" names=\"b\"/></output>"
+      "</layer>" +
+      parameter(1, "b", "f32", "?") + result(2, "ra") + result(3, "rb");
+  const Model m = load(net(two, edge(0, 0, 2, 0) + edge(1, 0, 3, 0)));
+  CHECK(m.find_input("b") == 1);
+  CHECK(m.find_input("a") == 0);
+  CHECK_FALSE(m.find_input("zz"));
+  const Model r = m.reshape({{"b", PartialShape{4}}});
+  CHECK(to_string(r.inputs()[0].shape) == "[?]");
+  CHECK(to_string(r.inputs()[1].shape) == "[4]");
+  CHECK_THROWS_WITH_AS(m.reshape({{"b", PartialShape{Dimension(5, 2)}}}),
+                       doctest::Contains("empty interval"), Error);
+  // -1 is dynamic, as in the IR.
+  CHECK(to_string(m.reshape({{"a", PartialShape{-1}}}).inputs()[0].shape) == "[?]");
+
+  const Model dup = load(net(parameter(0, "x", "f32", "1") + parameter(1, "x", "f32", "1") +
+                                 result(2, "r1") + result(3, "r2"),
+                             edge(0, 0, 2, 0) + edge(1, 0, 3, 0)));
+  REQUIRE(dup.inputs().size() == 2);
+  CHECK(dup.inputs()[1].name == "x_2");
+  CHECK(std::string(dup.warnings().at(0).what()).find("this one is input 'x_2'") != std::string::npos);
+  float v[1] = {1};
+  CHECK(Session(dup).run({{"x", Tensor::view(ElementType::f32, {1}, v)},
+                          {"x_2", Tensor::view(ElementType::f32, {1}, v)}})
+            .size() == 2);
+}
+
+TEST_CASE("a moved-from Model still works") {
+  Model m = load(identity("f32", "2"));
+  Model moved = std::move(m);
+  CHECK(m.inputs().size() == 1);  // NOLINT(bugprone-use-after-move): a move is a copy
+  CHECK(moved.inputs().size() == 1);
 }

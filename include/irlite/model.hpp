@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,7 +22,6 @@ namespace irlite {
 
 namespace detail {
 struct ModelImpl;
-struct SessionState;
 }  // namespace detail
 
 /// How to load a model.
@@ -115,14 +115,27 @@ class Model {
   const std::vector<Error>& problems() const;
   /// Whether any input shape is not static (shapes are then inferred again on every run).
   bool is_dynamic() const;
+  /// The position in inputs() of the input called `name`: a Parameter layer name first, else a
+  /// tensor name. nullopt when there is none.
+  std::optional<std::size_t> find_input(std::string_view name) const;
 
   /// A copy of the model with new input shapes (keyed by input or tensor name) and shapes
   /// inferred again, as OpenVINO's reshape. Throws Error when a name is unknown or the new
   /// shapes do not fit the model.
   Model reshape(const std::map<std::string, PartialShape>& shapes) const;
 
+  /// Copies share the model; a moved-from Model still refers to it (a move is a copy).
+  Model(const Model&) = default;
+  Model(Model&& other) noexcept : impl_(other.impl_) {}
+  Model& operator=(const Model&) = default;
+  Model& operator=(Model&& other) noexcept {
+    impl_ = other.impl_;
+    return *this;
+  }
+
   /// Implementation access for the library itself.
   const detail::ModelImpl& impl() const { return *impl_; }
+  /// For the library itself: `impl` must not be null.
   explicit Model(std::shared_ptr<const detail::ModelImpl> impl);
 
  private:
@@ -139,16 +152,14 @@ struct SessionOptions {
 /// Running state for one thread: create one Session per thread that runs the model.
 class Session {
  public:
+  /// Throws Error(usage) for a model that cannot run: one with problems, or one loaded with
+  /// keep_going whose Consts lack their weights.
   explicit Session(Model model, SessionOptions options = {});
-  ~Session();
-  Session(Session&&) noexcept;
-  Session& operator=(Session&&) noexcept;
 
   /// Runs the model. `inputs` maps each input's name (Parameter layer name or any of its tensor
   /// names) to a tensor; input buffers are read in place, not copied. Returns every output by
   /// PortInfo::name. Throws Error for a missing, unknown or ill-fitting input and for values
-  /// the ops reject. An output fed straight by an input or a Const shares its buffer (the
-  /// caller's, or the read-only weights): clone() it before writing to it.
+  /// the ops reject. An output fed straight by an input shares the caller's buffer.
   std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
 
   const Model& model() const { return model_; }
@@ -156,7 +167,6 @@ class Session {
  private:
   Model model_;
   SessionOptions options_;
-  std::unique_ptr<detail::SessionState> state_;
 };
 
 /// The library version, "major.minor.patch".

@@ -26,10 +26,12 @@ class Dimension {
 
   /// Fully dynamic: `?`.
   constexpr Dimension() = default;
-  /// Static extent n (n >= 0).
-  constexpr Dimension(std::int64_t n) : min_(n), max_(n) {}
-  /// Interval [min, max]; max may be `unbounded`.
-  constexpr Dimension(std::int64_t min, std::int64_t max) : min_(min), max_(max) {}
+  /// Static extent n; a negative n (the IR's -1) is fully dynamic.
+  constexpr Dimension(std::int64_t n) : min_(n < 0 ? 0 : n), max_(n < 0 ? unbounded : n) {}
+  /// Interval [min, max]; max may be `unbounded`. A negative min counts as 0. Model::reshape
+  /// refuses an empty interval (max < min).
+  constexpr Dimension(std::int64_t min, std::int64_t max)
+      : min_(min < 0 ? 0 : min), max_(max < 0 ? unbounded : max) {}
   static constexpr Dimension dynamic() { return Dimension(); }
 
   constexpr std::int64_t min() const { return min_; }

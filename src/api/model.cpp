@@ -72,9 +72,24 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
   for (std::size_t p : graph.parameters) {
     const Node& node = graph.nodes[p];
     const OutputPort& out = node.outputs.empty() ? OutputPort{} : node.outputs[0];
-    impl->inputs.push_back({node.name, out.names, out.type, out.shape});
+    PortInfo info{node.name, out.names, out.type, out.shape};
+    // Layer names need not be unique in the IR, but inputs are fed by name.
+    const auto taken = [&](const std::string& name) {
+      return std::any_of(impl->inputs.begin(), impl->inputs.end(),
+                         [&](const PortInfo& in) { return in.name == name; });
+    };
+    for (int k = 2; taken(info.name); ++k) info.name = node.name + "_" + std::to_string(k);
+    if (info.name != node.name)
+      diagnostics.warnings.emplace_back(
+          ErrorCode::graph,
+          fmt::format("another input is also named '{}'; this one is input '{}'", node.name,
+                      info.name),
+          graph.context(node));
+    impl->inputs.push_back(std::move(info));
     if (!out.shape.is_static()) impl->dynamic = true;
   }
+  for (const Node& node : graph.nodes)
+    if (node.kind() == OpKind::constant && node.op && !node.has_value) impl->weights_missing = true;
   for (std::size_t r : graph.results) {
     const Node& node = graph.nodes[r];
     PortInfo info{node.name, {}, ElementType::undefined, PartialShape::dynamic_rank()};
@@ -174,6 +189,29 @@ const std::vector<LayerInfo>& Model::layers() const { return impl_->layers; }
 const std::vector<Error>& Model::warnings() const { return impl_->warnings; }
 const std::vector<Error>& Model::problems() const { return impl_->problems; }
 bool Model::is_dynamic() const { return impl_->dynamic; }
+std::optional<std::size_t> Model::find_input(std::string_view name) const {
+  return impl_->find_input(name);
+}
+
+namespace detail {
+
+std::optional<std::size_t> ModelImpl::find_input(std::string_view name) const {
+  // A Parameter's layer name wins over another Parameter's tensor name.
+  for (std::size_t p = 0; p < inputs.size(); ++p)
+    if (inputs[p].name == name) return p;
+  for (std::size_t p = 0; p < inputs.size(); ++p)
+    for (const std::string& tensor : inputs[p].tensor_names)
+      if (tensor == name) return p;
+  return std::nullopt;
+}
+
+std::string ModelImpl::input_names() const {
+  std::string s;
+  for (const PortInfo& in : inputs) s += (s.empty() ? "" : ", ") + in.name;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace detail
 
 Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
   if (!impl_->problems.empty())
@@ -181,23 +219,17 @@ Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
                                       std::string(impl_->problems.front().what()));
   Graph graph = impl_->graph;
   for (const auto& [name, shape] : shapes) {
-    bool found = false;
-    for (std::size_t p : graph.parameters) {
-      Node& node = graph.nodes[p];
-      const auto& names = node.outputs[0].names;
-      if (node.name != name && std::find(names.begin(), names.end(), name) == names.end())
-        continue;
-      const auto& param = static_cast<const ParameterOp&>(*node.op);
-      node.op = std::make_shared<ParameterOp>(param.element_type(), shape);
-      found = true;
-      break;
-    }
-    if (!found) {
-      std::string known;
-      for (const PortInfo& in : impl_->inputs) known += (known.empty() ? "" : ", ") + in.name;
-      throw Error(ErrorCode::input,
-                  fmt::format("reshape: the model has no input '{}' (inputs: {})", name, known));
-    }
+    const auto index = impl_->find_input(name);
+    if (!index)
+      throw Error(ErrorCode::input, fmt::format("reshape: the model has no input '{}' (inputs: {})",
+                                                name, impl_->input_names()));
+    for (const Dimension& d : shape.dims())
+      if (d.has_upper_bound() && d.max() < d.min())
+        throw Error(ErrorCode::usage, fmt::format("reshape: input '{}' gets an empty interval {}",
+                                                  name, to_string(d)));
+    Node& node = graph.nodes[graph.parameters[*index]];
+    const auto& param = static_cast<const ParameterOp&>(*node.op);
+    node.op = std::make_shared<ParameterOp>(param.element_type(), shape);
   }
   for (Node& node : graph.nodes) node.failed = false;
   Diagnostics diagnostics;  // a reshape that breaks a layer throws

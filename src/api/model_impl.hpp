@@ -1,6 +1,9 @@
 #pragma once
 // What a Model shares between its copies and sessions: the inferred graph and its descriptions.
 
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/executor.hpp"
@@ -18,6 +21,12 @@ struct ModelImpl {
   std::vector<Error> warnings;
   std::vector<Error> problems;
   bool dynamic = false;
+  /// A Const has no data (a keep_going load without its weights): the model cannot run.
+  bool weights_missing = false;
+
+  std::optional<std::size_t> find_input(std::string_view name) const;
+  /// "x, y" for messages.
+  std::string input_names() const;
 };
 
 /// Infers shapes and fills the descriptions and the run plan of a freshly read graph.

@@ -54,8 +54,8 @@ void check_size(const OutputInfo& o, std::size_t index, std::size_t max_bytes) {
 }  // namespace
 
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
-                            std::vector<Tensor>& slots, std::size_t max_tensor_bytes) {
-  slots.assign(plan.slot_count, Tensor());
+                            std::size_t max_tensor_bytes) {
+  std::vector<Tensor> slots(plan.slot_count);
   std::vector<Tensor> results(graph.results.size());
   std::vector<ValueInfo> infos;
   std::vector<Tensor> inputs;
@@ -70,6 +70,8 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
         break;
       case OpKind::result:
         results[step.io_index] = slots[step.inputs[0]];
+        if (graph.nodes[node.inputs[0].source_node].kind() == OpKind::constant)
+          results[step.io_index] = results[step.io_index].clone();
         break;
       case OpKind::compute: {
         infos.clear();

@@ -26,10 +26,12 @@ struct ExecPlan {
 ExecPlan make_plan(const Graph& graph);
 
 /// Runs the plan. `fed` holds one tensor per Parameter (graph.parameters order), already checked
-/// against the Parameter's type and shape. Returns one tensor per Result (graph.results order).
+/// against the Parameter's type and shape. Returns one tensor per Result (graph.results order); a
+/// Result fed straight by a Const gets a copy, so that writing to an output never touches the
+/// shared, possibly read-only, weights.
 /// Shapes are inferred again from the real inputs at every layer; an output larger than
 /// `max_tensor_bytes` is refused before it is allocated. Throws Error placed at the failing layer.
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
-                            std::vector<Tensor>& slots, std::size_t max_tensor_bytes);
+                            std::size_t max_tensor_bytes);
 
 }  // namespace irlite

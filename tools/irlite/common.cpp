@@ -52,14 +52,7 @@ std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>&
 }
 
 std::optional<std::size_t> find_input(const Model& model, const std::string& name) {
-  const auto& inputs = model.inputs();
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].name == name) return i;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto& names = inputs[i].tensor_names;
-    if (std::find(names.begin(), names.end(), name) != names.end()) return i;
-  }
-  return std::nullopt;
+  return model.find_input(name);
 }
 
 std::string input_list(const Model& model) {

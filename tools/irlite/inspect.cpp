@@ -186,11 +186,8 @@ int inspect_command(const InspectOptions& options) {
     } else {
       try {
         const Model reshaped = model.reshape(shapes);
-        // Shape and reachability warnings are inferred again; the loader's (a missing weights
-        // file) are not and stay.
+        // The reshaped model's warnings include the loader's (a missing weights file).
         warnings.clear();
-        for (const Error& w : model.warnings())
-          if (w.code() == ErrorCode::io) warnings.push_back(w.what());
         for (const Error& w : reshaped.warnings()) warnings.push_back(w.what());
         model = reshaped;
       } catch (const Error& e) {
