@@ -502,3 +502,20 @@ TEST_CASE("a moved-from Model still works") {
   CHECK(m.inputs().size() == 1);  // NOLINT(bugprone-use-after-move): a move is a copy
   CHECK(moved.inputs().size() == 1);
 }
+
+TEST_CASE("opset names are opset followed by plain digits") {
+  for (const char* bad : {"opset+1", "opset 1", "opset01", "opset", "opset1x", "Opset1"}) {
+    CAPTURE(bad);
+    const std::string xml = net(
+        std::string("<layer id=\"0\" name=\"a\" type=\"Parameter\" version=\"") + bad +
+            "\"><data shape=\"1\" element_type=\"f32\"/><output><port id=\"0\" "
+            "precision=\"FP32\"/></output></layer>" + result(1, "out"),
+        edge(0, 0, 1, 0));
+    CHECK(load_error(xml).find("unsupported version") != std::string::npos);
+  }
+}
+
+TEST_CASE("a directory is not a model file") {
+  CHECK_THROWS_WITH_AS(Model::load(std::filesystem::temp_directory_path()),
+                       doctest::Contains("is a directory, not a model file"), Error);
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "api/model_impl.hpp"
@@ -132,12 +133,13 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
 namespace {
 
 std::string read_text_file(const std::filesystem::path& path) {
+  ErrorContext c;
+  c.file = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(ErrorCode::io, "is a directory, not a model file", std::move(c));
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ErrorContext c;
-    c.file = path.string();
-    throw Error(ErrorCode::io, "cannot open model file", std::move(c));
-  }
+  if (!in) throw Error(ErrorCode::io, "cannot open model file", std::move(c));
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -147,8 +149,14 @@ Model load_graph(std::string_view xml, const std::string& file, const Weights& w
                  const LoadOptions& options) {
   Diagnostics diagnostics;
   diagnostics.keep_going = options.keep_going;
-  Graph graph = read_ir(xml, file, weights, diagnostics);
-  return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
+  try {
+    Graph graph = read_ir(xml, file, weights, diagnostics);
+    return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
+  } catch (const std::bad_alloc&) {
+    ErrorContext c;
+    c.file = file;
+    throw Error(ErrorCode::io, "out of memory while loading the model", std::move(c));
+  }
 }
 
 }  // namespace

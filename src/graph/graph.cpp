@@ -4,10 +4,6 @@
 
 namespace irlite {
 
-std::string Node::display_type() const {
-  return def ? op_display_name(*def) : type + " (" + opset + ")";
-}
-
 ErrorContext Graph::context(const Node& node) const {
   ErrorContext c;
   c.file = file;

@@ -41,7 +41,6 @@ struct Node {
   std::string type;   ///< as written in the IR
   std::string opset;  ///< as written: "opset11"
   Location location;
-  std::size_t document_index = 0;
   const OpDef* def = nullptr;       ///< null when the op is not supported or its <data> is bad
   std::shared_ptr<const Op> op;
   std::vector<InputPort> inputs;    ///< in input order
@@ -52,8 +51,6 @@ struct Node {
   bool failed = false;  ///< shape inference or creation failed: outputs are unknown
 
   OpKind kind() const { return def ? def->kind : OpKind::compute; }
-  /// "TopK-11", or the IR spelling when the op is unknown.
-  std::string display_type() const;
 };
 
 struct Graph {

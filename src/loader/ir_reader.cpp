@@ -149,7 +149,6 @@ class Reader {
   void read_layer(const pugi::xml_node& layer) {
     Node node;
     node.location = location(layer);
-    node.document_index = graph_.nodes.size();
     for (const char* required : {"id", "name", "type", "version"}) {
       if (!layer.attribute(required)) {
         fail(ErrorCode::format,
@@ -514,9 +513,9 @@ class Reader {
       }
       if (!weights_.present) {
         const std::string message = "this Const needs weights, but there is no weights file" +
-                                    (missing_weights_path().empty()
+                                    (weights_.path.empty()
                                          ? std::string()
-                                         : " (looked for " + missing_weights_path() + ")");
+                                         : " (looked for " + weights_.path + ")");
         if (diag_.keep_going) {
           // inspect works without the .bin: the Const's value is just unknown.
           if (!warned_missing)
@@ -550,8 +549,6 @@ class Reader {
       node.has_value = true;
     }
   }
-
-  const std::string& missing_weights_path() const { return weights_.path; }
 
   std::string_view xml_;
   const Weights& weights_;

@@ -1,6 +1,7 @@
 #include "ops/registry.hpp"
 
 #include <array>
+#include <charconv>
 #include <optional>
 
 #include "loader/attributes.hpp"
@@ -32,11 +33,16 @@ std::string_view canonical_type(std::string_view lower) {
   return lower;
 }
 
+/// N of "opsetN": plain decimal digits, no sign, blanks or leading zeros.
 std::optional<int> opset_number(std::string_view opset) {
   if (opset.substr(0, 5) != "opset") return std::nullopt;
-  auto n = parse_int64(opset.substr(5));
-  if (!n || *n < 1 || opset.size() > 7) return std::nullopt;
-  return static_cast<int>(*n);
+  const std::string_view digits = opset.substr(5);
+  int n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (digits.empty() || digits.front() == '0' || ec != std::errc() ||
+      end != digits.data() + digits.size())
+    return std::nullopt;
+  return n;
 }
 
 }  // namespace

@@ -24,9 +24,6 @@ std::vector<std::int64_t> integer_values(const Tensor& t);
 /// Whether a partial shape can be a scalar (rank 0 or unknown rank).
 inline bool may_be_scalar(const PartialShape& s) { return !s.rank_is_static() || s.rank() == 0; }
 
-/// Whether a dimension can have extent n.
-inline bool dim_may_be(const Dimension& d, std::int64_t n) { return d.contains(n); }
-
 /// Shortest text of a value for messages: integers as is, floats with up to 9 significant
 /// digits.
 std::string value_text(const Tensor& t, std::size_t i);
