@@ -91,7 +91,8 @@ class Model {
   /// Loads an IR .xml and its weights. Throws Error.
   static Model load(const std::filesystem::path& xml, const LoadOptions& options = {});
   /// Loads from memory. `weights` is not copied: it must outlive the model and every
-  /// session and tensor obtained from it. `source_name` names the model in errors.
+  /// session and tensor obtained from it (LoadOptions::weights is not used here).
+  /// `source_name` names the model in errors.
   static Model load_from_memory(std::string_view xml, std::span<const std::byte> weights = {},
                                 const LoadOptions& options = {},
                                 std::string source_name = "<memory>");

@@ -79,7 +79,7 @@ class PartialShape {
   std::vector<Dimension>& dims() { return dims_; }
   const Dimension& operator[](std::size_t i) const { return dims_[i]; }
   Dimension& operator[](std::size_t i) { return dims_[i]; }
-  /// The concrete shape; requires is_static().
+  /// The concrete shape; requires is_static() (otherwise each dimension gives its minimum).
   Shape to_shape() const;
   /// Whether a concrete shape fits: same rank, every extent inside its interval.
   bool accepts(const Shape& shape) const;
