@@ -1,6 +1,8 @@
 #include "irlite/shape.hpp"
 
-#include <charconv>
+#include <cstdint>
+
+#include "core/text.hpp"
 
 namespace irlite {
 
@@ -92,21 +94,14 @@ std::string to_string(const PartialShape& shape) {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::optional<std::int64_t> parse_bound(std::string_view s) {
-  std::int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v < 0) return std::nullopt;
-  return v;
+  const auto v = parse_uint64(s);
+  if (!v || *v > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+  return static_cast<std::int64_t>(*v);
 }
 
 std::optional<Dimension> parse_dimension(std::string_view s, std::string* why) {
-  s = trim(s);
+  s = trim_blanks(s);
   auto fail = [&](std::string reason) -> std::optional<Dimension> {
     if (why) *why = std::move(reason);
     return std::nullopt;
@@ -141,9 +136,9 @@ std::optional<Dimension> parse_dimension(std::string_view s, std::string* why) {
 }  // namespace
 
 std::optional<PartialShape> parse_partial_shape(std::string_view text, std::string* why) {
-  text = trim(text);
+  text = trim_blanks(text);
   if (text.size() >= 2 && text.front() == '[' && text.back() == ']')
-    text = trim(text.substr(1, text.size() - 2));
+    text = trim_blanks(text.substr(1, text.size() - 2));
   if (text == "...") return PartialShape::dynamic_rank();
   if (text.empty()) return PartialShape();
   std::vector<Dimension> dims;

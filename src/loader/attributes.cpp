@@ -1,17 +1,9 @@
 #include "loader/attributes.hpp"
 
-#include <charconv>
-
 #include "irlite/error.hpp"
 
 namespace irlite {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 [[noreturn]] void bad(std::string_view name, std::string_view text, std::string_view what) {
   throw Error(ErrorCode::format, "attribute '" + std::string(name) + "' = '" + std::string(text) +
@@ -19,22 +11,6 @@ std::string_view trim(std::string_view s) {
 }
 
 }  // namespace
-
-std::optional<std::int64_t> parse_int64(std::string_view text) {
-  text = trim(text);
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  std::int64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
-std::string ascii_lower(std::string_view text) {
-  std::string s(text);
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
 
 const std::string* Attributes::find(std::string_view name) const {
   for (const auto& [k, v] : items_)
@@ -61,18 +37,15 @@ std::int64_t Attributes::get_int(std::string_view name, std::int64_t fallback) c
 
 std::uint64_t Attributes::get_uint(std::string_view name) const {
   const std::string& t = text(name);
-  const std::string_view s = trim(t);
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size())
-    bad(name, t, "not an unsigned integer in the uint64 range");
-  return v;
+  const auto v = parse_uint64(trim_blanks(t));
+  if (!v) bad(name, t, "not an unsigned integer in the uint64 range");
+  return *v;
 }
 
 bool Attributes::get_bool(std::string_view name, bool fallback) const {
   const std::string* t = find(name);
   if (!t) return fallback;
-  const std::string w = ascii_lower(trim(*t));
+  const std::string w = ascii_lower(trim_blanks(*t));
   if (w == "true" || w == "1") return true;
   if (w == "false" || w == "0") return false;
   bad(name, *t, "expected true, false, 1 or 0");
@@ -81,7 +54,7 @@ bool Attributes::get_bool(std::string_view name, bool fallback) const {
 std::size_t Attributes::get_enum(std::string_view name,
                                  std::initializer_list<std::string_view> words) const {
   const std::string& t = text(name);
-  const std::string w = ascii_lower(trim(t));
+  const std::string w = ascii_lower(trim_blanks(t));
   std::size_t i = 0;
   std::string list;
   for (std::string_view word : words) {
@@ -100,7 +73,7 @@ std::size_t Attributes::get_enum(std::string_view name,
 
 ElementType Attributes::get_element_type(std::string_view name) const {
   const std::string& t = text(name);
-  auto type = parse_element_type(trim(t));
+  auto type = parse_element_type(trim_blanks(t));
   if (!type) bad(name, t, "unknown element type");
   return *type;
 }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text.hpp"
 #include "irlite/element_type.hpp"
 #include "irlite/shape.hpp"
 
@@ -55,10 +56,5 @@ class Attributes {
  private:
   std::vector<std::pair<std::string, std::string>> items_;
 };
-
-/// Parses a whole decimal int64; nullopt on junk or overflow. Surrounding blanks are allowed.
-std::optional<std::int64_t> parse_int64(std::string_view text);
-/// Lower-cases ASCII letters.
-std::string ascii_lower(std::string_view text);
 
 }  // namespace irlite

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -22,13 +21,11 @@ namespace {
 
 constexpr std::size_t kNone = SIZE_MAX;
 
+/// An id or port number: an unsigned decimal that fits int64.
 std::optional<std::int64_t> parse_id(std::string_view text) {
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size() ||
-      v > static_cast<std::uint64_t>(INT64_MAX))
-    return std::nullopt;
-  return static_cast<std::int64_t>(v);
+  const auto v = parse_uint64(text);
+  if (!v || *v > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+  return static_cast<std::int64_t>(*v);
 }
 
 /// Splits a `names` attribute: commas separate, `\,` escapes a comma, blanks around each name
@@ -37,9 +34,8 @@ std::vector<std::string> split_names(std::string_view text) {
   std::vector<std::string> names;
   std::string current;
   auto flush = [&] {
-    const auto b = current.find_first_not_of(" \t");
-    const auto e = current.find_last_not_of(" \t");
-    if (b != std::string::npos) names.push_back(current.substr(b, e - b + 1));
+    const std::string_view name = trim_blanks(current);
+    if (!name.empty()) names.emplace_back(name);
     current.clear();
   };
   for (std::size_t i = 0; i < text.size(); ++i) {

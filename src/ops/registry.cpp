@@ -1,7 +1,6 @@
 #include "ops/registry.hpp"
 
 #include <array>
-#include <charconv>
 #include <optional>
 
 #include "loader/attributes.hpp"
@@ -37,12 +36,9 @@ std::string_view canonical_type(std::string_view lower) {
 std::optional<int> opset_number(std::string_view opset) {
   if (opset.substr(0, 5) != "opset") return std::nullopt;
   const std::string_view digits = opset.substr(5);
-  int n = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (digits.empty() || digits.front() == '0' || ec != std::errc() ||
-      end != digits.data() + digits.size())
-    return std::nullopt;
-  return n;
+  const auto n = parse_uint64(digits);
+  if (!n || digits.front() == '0' || *n > 1000) return std::nullopt;
+  return static_cast<int>(*n);
 }
 
 }  // namespace
