@@ -175,19 +175,16 @@ class EmbeddingSegmentsSumOp final : public Op {
     Tensor& out = outputs[0];
     const auto num_emb = static_cast<std::size_t>(table.shape()[0]);
     const auto num_segments = static_cast<std::size_t>(out.shape()[0]);
-    // Derived from sizes rather than multiplied out, so that a zero extent cannot hide an
-    // overflowing product of the other ones.
-    const std::size_t row_size =
-        num_segments ? out.size() / num_segments : (num_emb ? table.size() / num_emb : 0);
+    const std::size_t row = row_size(out, table);
     std::optional<EmbeddingIndexProblem> problem;
     dispatch_numeric(table.element_type(), [&](auto data_tag) {
       using T = typename decltype(data_tag)::type;
       dispatch_index(indices.element_type(), [&](auto index_tag) {
         using I = typename decltype(index_tag)::type;
-        problem = embedding_segments_sum(table.data<T>(), num_emb, row_size, indices.data<I>(),
-                                         ids.data<I>(), indices.size(), num_segments,
-                                         def ? def->data<I>() : nullptr,
-                                         weights ? weights->data<T>() : nullptr, out.data<T>());
+        problem =
+            embedding_segments_sum(table.data<T>(), num_emb, row, indices.data<I>(), ids.data<I>(),
+                                   indices.size(), num_segments, def ? def->data<I>() : nullptr,
+                                   weights ? weights->data<T>() : nullptr, out.data<T>());
       });
     });
     if (problem) index_error(*problem);

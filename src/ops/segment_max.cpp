@@ -111,17 +111,14 @@ class SegmentMaxOp final : public Op {
     Tensor& out = outputs[0];
     const auto rows = static_cast<std::size_t>(data.shape()[0]);
     const auto num_segments = static_cast<std::size_t>(out.shape()[0]);
-    // Derived from sizes rather than multiplied out, so that a zero extent cannot hide an
-    // overflowing product of the other ones.
-    const std::size_t row_size =
-        num_segments ? out.size() / num_segments : (rows ? data.size() / rows : 0);
+    const std::size_t row = row_size(out, data);
     std::optional<SegmentIdProblem> problem;
     dispatch_numeric(data.element_type(), [&](auto data_tag) {
       using T = typename decltype(data_tag)::type;
       const T fill = fill_ == FillMode::zero ? T{} : lowest_value<T>();
       dispatch_index(ids.element_type(), [&](auto index_tag) {
         using I = typename decltype(index_tag)::type;
-        problem = segment_max(data.data<T>(), ids.data<I>(), rows, row_size, num_segments, fill,
+        problem = segment_max(data.data<T>(), ids.data<I>(), rows, row, num_segments, fill,
                               out.data<T>());
       });
     });

@@ -15,6 +15,14 @@ std::string axis_range_message(std::int64_t axis, std::int64_t rank) {
   return fmt::format("axis {} is out of the tensor rank range [{}, {}]", axis, -rank, rank - 1);
 }
 
+std::size_t row_size(const Tensor& a, const Tensor& b) {
+  for (const Tensor* t : {&a, &b}) {
+    const auto rows = static_cast<std::size_t>(t->shape()[0]);
+    if (rows != 0) return t->size() / rows;
+  }
+  return 0;
+}
+
 std::vector<std::int64_t> integer_values(const Tensor& t) {
   std::vector<std::int64_t> v(t.size());
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = integer_at(t, i);

@@ -21,6 +21,11 @@ std::string axis_range_message(std::int64_t axis, std::int64_t rank);
 /// Reads every element of an integral tensor as int64 (u64 above INT64_MAX saturates).
 std::vector<std::int64_t> integer_values(const Tensor& t);
 
+/// Elements per row (everything after axis 0) of two tensors of rank >= 1 that share their
+/// trailing dims, read off whichever has rows. Derived from sizes rather than multiplied out, so
+/// that a zero extent cannot hide an overflowing product of the other ones.
+std::size_t row_size(const Tensor& a, const Tensor& b);
+
 /// Whether a partial shape can be a scalar (rank 0 or unknown rank).
 inline bool may_be_scalar(const PartialShape& s) { return !s.rank_is_static() || s.rank() == 0; }
 
