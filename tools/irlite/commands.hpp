@@ -43,10 +43,6 @@ std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>&
 std::map<std::string, PartialShape> resolve_shape_overrides(
     const std::vector<ShapeOverride>& overrides, const Model& model);
 
-/// Which model input `name` designates: the Parameter's layer name first, then any tensor name
-/// (the rule Session::run follows). nullopt when none.
-std::optional<std::size_t> find_input(const Model& model, const std::string& name);
-
 /// "a, b, c", or "none".
 std::string input_list(const Model& model);
 

@@ -51,9 +51,6 @@ std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>&
   return overrides;
 }
 
-std::optional<std::size_t> find_input(const Model& model, const std::string& name) {
-  return model.find_input(name);
-}
 
 std::string input_list(const Model& model) {
   std::string s;
@@ -78,7 +75,7 @@ std::map<std::string, PartialShape> resolve_shape_overrides(
       name = model.inputs()[0].name;
     }
     // An unknown name is left to Model::reshape, which reports it with the model's inputs.
-    if (const auto index = find_input(model, name)) {
+    if (const auto index = model.find_input(name)) {
       if (!given[*index].empty())
         throw UsageError(fmt::format("--shape is given twice for input '{}' (as '{}' and '{}')",
                                      model.inputs()[*index].name, given[*index], name));

@@ -26,7 +26,7 @@ InputFile resolve_input_file(const std::string& text, const Model& model) {
   if (text.empty() || text.back() == '=')
     throw UsageError(fmt::format("-i '{}': the file name is empty", text));
   for (std::size_t eq = text.find('='); eq != std::string::npos; eq = text.find('=', eq + 1)) {
-    if (const auto index = find_input(model, text.substr(0, eq)))
+    if (const auto index = model.find_input(text.substr(0, eq)))
       return {*index, text.substr(eq + 1)};
   }
   const std::size_t n = model.inputs().size();
