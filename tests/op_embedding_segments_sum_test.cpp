@@ -288,7 +288,7 @@ TEST_CASE("EmbeddingSegmentsSum: indices, segment ids and the default index are 
       Tensor out(
           ElementType::f32,
           {static_cast<std::int64_t>(std::max<std::int64_t>(0, integer_at(inputs[3], 0))), 2});
-      e = caught([&] { op->execute(inputs, std::span<Tensor>(&out, 1)); });
+      e = caught([&] { op->execute(inputs, std::span<Tensor>(&out, 1), {}); });
       if (port != 3) {
         REQUIRE(e);
         CHECK(e->message() == message);

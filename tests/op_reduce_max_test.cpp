@@ -278,7 +278,7 @@ TEST_CASE("ReduceMax validation") {
   auto op = make_op(false);
   std::vector<Tensor> outputs{Tensor(ElementType::f32, {2})};
   const std::vector<Tensor> inputs{data, axes_tensor({-3})};
-  CHECK_THROWS_WITH_AS(op->execute(inputs, outputs),
+  CHECK_THROWS_WITH_AS(op->execute(inputs, outputs, {}),
                        doctest::Contains("axis -3 is out of the tensor rank range"), Error);
 }
 

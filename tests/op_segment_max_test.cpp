@@ -326,7 +326,7 @@ TEST_CASE("SegmentMax: segment ids must be sorted and non-negative") {
     SUBCASE("in execute as well, without infer") {
       Tensor out(ElementType::f32, {4, 2});
       std::vector<Tensor> inputs{data, unsorted};
-      CHECK_THROWS_WITH_AS(op->execute(inputs, std::span<Tensor>(&out, 1)),
+      CHECK_THROWS_WITH_AS(op->execute(inputs, std::span<Tensor>(&out, 1), {}),
                            doctest::Contains("segment_ids[2] = 1 is less than"), Error);
     }
   }

@@ -172,7 +172,8 @@ inline std::vector<OutputInfo> infer_at_run_time(const Op& op, const std::vector
 /// as 0xA5 rather than zero, so an element the kernel leaves unwritten shows as junk instead of
 /// passing for a zero.
 inline std::vector<Tensor> allocate_and_execute(const Op& op, const std::vector<Tensor>& inputs,
-                                                const std::vector<OutputInfo>& outputs) {
+                                                const std::vector<OutputInfo>& outputs,
+                                                const ExecContext& context = {}) {
   std::vector<Tensor> tensors;
   tensors.reserve(outputs.size());
   for (const OutputInfo& o : outputs) {
@@ -180,7 +181,7 @@ inline std::vector<Tensor> allocate_and_execute(const Op& op, const std::vector<
     if (t.byte_size() > 0) std::memset(t.data(), 0xA5, t.byte_size());
     tensors.push_back(std::move(t));
   }
-  op.execute(inputs, tensors);
+  op.execute(inputs, tensors, context);
   return tensors;
 }
 

@@ -386,7 +386,7 @@ TEST_CASE("TopK run-time value errors") {
   // execute() checks k itself, before writing anything.
   std::vector<Tensor> outputs{Tensor(ElementType::f32, {2, 3}), Tensor(ElementType::i32, {2, 3})};
   const std::vector<Tensor> inputs{data, k_tensor(4)};
-  CHECK_THROWS_WITH_AS(v3->execute(inputs, outputs),
+  CHECK_THROWS_WITH_AS(v3->execute(inputs, outputs, {}),
                        doctest::Contains("k (4) exceeds dimension 3 of axis 1"), Error);
   CHECK(doubles(outputs[0]) == std::vector<double>(6, 0.0));
 }

@@ -22,6 +22,7 @@ namespace irlite {
 
 namespace detail {
 struct ModelImpl;
+struct SessionState;
 }  // namespace detail
 
 /// How to load a model.
@@ -148,6 +149,10 @@ struct SessionOptions {
   /// The largest tensor a layer may produce, in bytes; a layer that would need more fails with
   /// Error(value) instead of exhausting memory. 0: the machine's physical memory.
   std::size_t max_tensor_bytes = 0;
+  /// Threads a layer's kernel may use, the calling thread included. 0: one per CPU the process
+  /// may run on. Results are the same, bit for bit, whatever the count. Each Session owns its
+  /// threads: sessions running side by side share the CPUs.
+  unsigned num_threads = 0;
 };
 
 /// Running state for one thread: create one Session per thread that runs the model.
@@ -156,6 +161,11 @@ class Session {
   /// Throws Error(usage) for a model that cannot run: one with problems, or one loaded with
   /// keep_going whose Consts lack their weights.
   explicit Session(Model model, SessionOptions options = {});
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   /// Runs the model. `inputs` maps each input's name (Parameter layer name or any of its tensor
   /// names) to a tensor; input buffers are read in place, not copied. Returns every output by
@@ -164,10 +174,13 @@ class Session {
   std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
 
   const Model& model() const { return model_; }
+  /// The options in force: max_tensor_bytes and num_threads resolved (never 0).
+  const SessionOptions& options() const { return options_; }
 
  private:
   Model model_;
   SessionOptions options_;
+  std::unique_ptr<detail::SessionState> state_;
 };
 
 /// The library version, "major.minor.patch".

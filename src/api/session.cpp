@@ -2,8 +2,20 @@
 #include <unistd.h>
 
 #include "api/model_impl.hpp"
+#include "core/parallel.hpp"
 
 namespace irlite {
+
+namespace detail {
+
+/// What a Session keeps between runs: its threads.
+struct SessionState {
+  explicit SessionState(unsigned threads) : pool(threads) {}
+  ThreadPool pool;
+};
+
+}  // namespace detail
+
 namespace {
 
 ErrorContext input_context(const detail::ModelImpl& m, std::size_t index) {
@@ -30,9 +42,16 @@ Session::Session(Model model, SessionOptions options)
                 "cannot run a model whose Consts have no weights (it was loaded with keep_going "
                 "and its weights file is missing)");
   if (options_.max_tensor_bytes == 0) options_.max_tensor_bytes = physical_memory();
+  if (options_.num_threads == 0) options_.num_threads = available_cpus();
+  state_ = std::make_unique<detail::SessionState>(options_.num_threads);
 }
 
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
 std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
+  if (!state_) throw Error(ErrorCode::usage, "this Session was moved from: it cannot run");
   const detail::ModelImpl& m = model_.impl();
   const Graph& graph = m.graph;
   std::vector<Tensor> fed(graph.parameters.size());
@@ -64,7 +83,8 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
       throw Error(ErrorCode::input, fmt::format("input '{}' is not given", m.inputs[p].name),
                   input_context(m, p));
 
-  std::vector<Tensor> results = execute(graph, m.plan, std::move(fed), options_.max_tensor_bytes);
+  std::vector<Tensor> results = execute(graph, m.plan, std::move(fed), options_.max_tensor_bytes,
+                                        ExecContext{Parallel(&state_->pool)});
   std::map<std::string, Tensor> outputs;
   for (std::size_t r = 0; r < results.size(); ++r) outputs[m.outputs[r].name] = std::move(results[r]);
   return outputs;

@@ -54,7 +54,7 @@ void check_size(const OutputInfo& o, std::size_t index, std::size_t max_bytes) {
 }  // namespace
 
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
-                            std::size_t max_tensor_bytes) {
+                            std::size_t max_tensor_bytes, const ExecContext& context) {
   std::vector<Tensor> slots(plan.slot_count);
   std::vector<Tensor> results(graph.results.size());
   std::vector<ValueInfo> infos;
@@ -94,7 +94,7 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
             check_size(o, k, max_tensor_bytes);
             outputs.emplace_back(o.type, o.shape.to_shape());
           }
-          node.op->execute(inputs, outputs);
+          node.op->execute(inputs, outputs, context);
           for (std::size_t k = 0; k < outputs.size(); ++k)
             slots[step.first_output + k] = std::move(outputs[k]);
         } catch (const Error& e) {

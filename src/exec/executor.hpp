@@ -32,6 +32,6 @@ ExecPlan make_plan(const Graph& graph);
 /// Shapes are inferred again from the real inputs at every layer; an output larger than
 /// `max_tensor_bytes` is refused before it is allocated. Throws Error placed at the failing layer.
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
-                            std::size_t max_tensor_bytes);
+                            std::size_t max_tensor_bytes, const ExecContext& context);
 
 }  // namespace irlite

@@ -17,7 +17,7 @@ class ConstantOp final : public Op {
   std::uint64_t size() const { return size_; }
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override;
-  void execute(std::span<const Tensor>, std::span<Tensor>) const override {}
+  void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
   std::vector<std::pair<std::string, std::string>> attributes() const override;
 
  private:

@@ -166,7 +166,8 @@ class EmbeddingSegmentsSumOp final : public Op {
     return {{table.type, std::move(out)}};
   }
 
-  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               [[maybe_unused]] const ExecContext& context) const override {
     const Tensor& table = inputs[kTable];
     const Tensor& indices = inputs[kIndices];
     const Tensor& ids = inputs[kSegmentIds];

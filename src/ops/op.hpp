@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
 #include "irlite/shape.hpp"
@@ -32,6 +33,11 @@ struct OutputInfo {
   PartialShape shape;
 };
 
+/// What a kernel may use while it runs: the Session's threads.
+struct ExecContext {
+  Parallel parallel;
+};
+
 /// A configured op: an instance per layer, built from the layer's attributes. Immutable.
 class Op {
  public:
@@ -42,7 +48,8 @@ class Op {
   virtual std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const = 0;
   /// Computes the outputs, already allocated with the shapes infer() returned for these inputs.
   /// Checks the input values before writing any output.
-  virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const = 0;
+  virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                       const ExecContext& context) const = 0;
   /// The attributes as text for display, in a stable order.
   virtual std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }
 };

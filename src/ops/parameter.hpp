@@ -12,7 +12,7 @@ class ParameterOp final : public Op {
   const PartialShape& shape() const { return shape_; }
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override;
-  void execute(std::span<const Tensor>, std::span<Tensor>) const override {}
+  void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
   std::vector<std::pair<std::string, std::string>> attributes() const override;
 
  private:

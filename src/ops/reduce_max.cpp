@@ -72,7 +72,8 @@ class ReduceMaxOp final : public Op {
     return {{data.type, PartialShape::dynamic_rank()}};
   }
 
-  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               [[maybe_unused]] const ExecContext& context) const override {
     const Tensor& data = inputs[0];
     const auto rank = static_cast<std::int64_t>(data.rank());
     const std::vector<std::int64_t> axes = normalized_axes(inputs[1], rank, true);

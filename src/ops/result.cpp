@@ -8,7 +8,7 @@ namespace {
 class ResultOp final : public Op {
  public:
   std::vector<OutputInfo> infer(std::span<const ValueInfo>) const override { return {}; }
-  void execute(std::span<const Tensor>, std::span<Tensor>) const override {}
+  void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
 };
 
 }  // namespace

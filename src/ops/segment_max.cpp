@@ -105,7 +105,8 @@ class SegmentMaxOp final : public Op {
     return {{data.type, std::move(out)}};
   }
 
-  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               [[maybe_unused]] const ExecContext& context) const override {
     const Tensor& data = inputs[kData];
     const Tensor& ids = inputs[kSegmentIds];
     Tensor& out = outputs[0];

@@ -78,7 +78,8 @@ class TopKOp final : public Op {
     return {{data.type, out}, {index_type_, out}};
   }
 
-  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               [[maybe_unused]] const ExecContext& context) const override {
     const Tensor& data = inputs[0];
     const Shape& shape = data.shape();
     const std::int64_t axis = normalized_axis(static_cast<std::int64_t>(shape.size()));

@@ -155,7 +155,7 @@ double median_ms(const Case& c, int reps) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<Tensor> outputs;
     for (const OutputInfo& o : op->infer(infos)) outputs.emplace_back(o.type, o.shape.to_shape());
-    op->execute(c.inputs, outputs);
+    op->execute(c.inputs, outputs, {});
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
   }
