@@ -1,0 +1,132 @@
+#pragma once
+// Vector code that reaches every x86-64 CPU without -march flags.
+//
+// Hot loops are written once on fixed-width vectors (the GCC/Clang vector extensions: 32 bytes,
+// so 8 floats or 32 bytes per operation) and the function that holds them is marked
+// IRLITE_MULTIVERSION: GCC compiles it three times (baseline x86-64 with SSE2, x86-64-v3 with
+// AVX2, x86-64-v4 with AVX-512) and the dynamic loader picks the clone that the CPU runs, once,
+// at start-up. Only the marked function is cloned: whatever it calls without inlining is ordinary
+// baseline code, so no AVX instruction can leak into code that an older CPU runs. Everything a
+// marked function calls in its hot loop must therefore be IRLITE_INLINE.
+//
+// Elsewhere (Clang, other architectures) the same code is compiled once for the target flags.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define IRLITE_MULTIVERSION \
+  __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define IRLITE_MULTIVERSION
+#endif
+
+#define IRLITE_INLINE inline __attribute__((always_inline))
+
+namespace irlite::simd {
+
+/// Bytes per vector.
+inline constexpr std::size_t kBytes = 32;
+
+template <class T>
+struct vec_traits;
+
+// The vector_size attribute cannot take a dependent type, hence one specialisation per type.
+#define IRLITE_SIMD_VEC(T)                                            \
+  template <>                                                         \
+  struct vec_traits<T> {                                              \
+    typedef T type __attribute__((vector_size(kBytes), aligned(alignof(T)))); \
+  };
+IRLITE_SIMD_VEC(float)
+IRLITE_SIMD_VEC(double)
+IRLITE_SIMD_VEC(std::int8_t)
+IRLITE_SIMD_VEC(std::int16_t)
+IRLITE_SIMD_VEC(std::int32_t)
+IRLITE_SIMD_VEC(std::int64_t)
+IRLITE_SIMD_VEC(std::uint8_t)
+IRLITE_SIMD_VEC(std::uint16_t)
+IRLITE_SIMD_VEC(std::uint32_t)
+IRLITE_SIMD_VEC(std::uint64_t)
+#undef IRLITE_SIMD_VEC
+
+/// Whether T has a vector type here (the native arithmetic types; not the 16-bit floats).
+template <class T, class = void>
+inline constexpr bool has_vec = false;
+template <class T>
+inline constexpr bool has_vec<T, std::void_t<typename vec_traits<T>::type>> = true;
+
+/// A vector of T: lanes<T> elements.
+template <class T>
+using vec = typename vec_traits<T>::type;
+
+template <class T>
+inline constexpr std::size_t lanes = kBytes / sizeof(T);
+
+/// The result of a lane-wise comparison of two vec<T>: all ones where true, zero where false.
+template <class T>
+using mask = decltype(vec<T>{} > vec<T>{});
+
+/// Unaligned load and store.
+template <class T>
+IRLITE_INLINE vec<T> load(const T* p) {
+  vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <class T>
+IRLITE_INLINE void store(T* p, vec<T> v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+/// Every lane x.
+template <class T>
+IRLITE_INLINE vec<T> broadcast(T x) {
+  return x - vec<T>{};  // scalar - vector broadcasts the scalar
+}
+
+/// Lane-wise b > a ? b : a: the maximum, where a NaN in b is dropped and a NaN in a stays only
+/// until a number arrives. Callers that propagate NaN track it apart (is_nan).
+template <class V>
+IRLITE_INLINE V max(V a, V b) {
+  return b > a ? b : a;
+}
+
+template <class V>
+IRLITE_INLINE V min(V a, V b) {
+  return b < a ? b : a;
+}
+
+/// Lanes holding NaN (floating-point types; integers never).
+template <class V>
+IRLITE_INLINE auto is_nan(V v) {
+  return v != v;
+}
+
+/// The type of one lane of a vector or mask.
+template <class V>
+using lane_t = std::remove_cvref_t<decltype(std::declval<V>()[0])>;
+
+/// Whether any lane of a mask is set.
+template <class M>
+IRLITE_INLINE bool any(M m) {
+  using Lane = lane_t<M>;
+  constexpr std::size_t n = sizeof(M) / sizeof(Lane);
+  Lane acc = 0;
+  for (std::size_t i = 0; i < n; ++i) acc |= m[i];
+  return acc != 0;
+}
+
+/// The largest lane (NaN lanes ignored unless all are NaN; callers track NaN apart).
+template <class V>
+IRLITE_INLINE lane_t<V> max_lane(V v) {
+  using T = lane_t<V>;
+  T m = v[0];
+  for (std::size_t i = 1; i < sizeof(V) / sizeof(T); ++i) m = v[i] > m ? v[i] : m;
+  return m;
+}
+
+}  // namespace irlite::simd
