@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -14,6 +15,7 @@
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
 #include "kernels/reduce_max.hpp"
+#include "kernels/reference/reduce_max.hpp"
 #include "loader/attributes.hpp"
 #include "op_test_util.hpp"
 #include "ops/op.hpp"
@@ -140,13 +142,24 @@ void compare_with_reference(std::mt19937& rng, const Shape& shape, const std::ve
     if (reduced[d]) axes.push_back(static_cast<std::int64_t>(d));
   const std::vector<T> want = reference(in, shape, reduced);
   std::vector<T> got(want.size());
-  reduce_max(in.data(), shape, axes, got.data());
+  reduce_max(Parallel(), in.data(), shape, axes, got.data());
+  // The plain kernel the optimised one replaced agrees too.
+  std::vector<T> plain(want.size());
+  reference::reduce_max(in.data(), shape, axes, plain.data());
   for (std::size_t i = 0; i < want.size(); ++i) {
-    if (!same_value(got[i], want[i])) {
+    if (!same_value(got[i], want[i]) || !same_value(plain[i], want[i])) {
       FAIL("shape " << to_string(shape) << " element " << i << ": got "
-                    << static_cast<double>(static_cast<compute_t<T>>(got[i])) << ", want "
+                    << static_cast<double>(static_cast<compute_t<T>>(got[i])) << ", plain kernel "
+                    << static_cast<double>(static_cast<compute_t<T>>(plain[i])) << ", want "
                     << static_cast<double>(static_cast<compute_t<T>>(want[i])));
     }
+  }
+  // Any thread count, with work split down to a few elements a thread, gives the same bits.
+  for (ThreadPool* pool : test_pools()) {
+    std::vector<T> split(want.size());
+    reduce_max(Parallel(pool), in.data(), plan_reduce_max(shape, axes), split.data(), 3);
+    if (!want.empty() && std::memcmp(split.data(), got.data(), got.size() * sizeof(T)) != 0)
+      FAIL("shape " << to_string(shape) << ": " << pool->size() << " threads differ from one");
   }
 }
 

@@ -197,6 +197,14 @@ inline Tensor run(const Op& op, const std::vector<Tensor>& inputs) {
   return run_all(op, inputs, 1)[0];
 }
 
+/// Thread pools of 2, 3 and 8 threads, shared by the tests that check that kernels give the
+/// same bits on any number of threads.
+inline const std::vector<ThreadPool*>& test_pools() {
+  static ThreadPool two(2), three(3), eight(8);
+  static const std::vector<ThreadPool*> pools{&two, &three, &eight};
+  return pools;
+}
+
 /// The irlite::Error `f()` throws, or nothing when it returns normally. Any other exception
 /// propagates (and fails the test).
 template <class F>

@@ -1,17 +1,22 @@
 #pragma once
-// ReduceMax: the maximum of a dense row-major tensor over a set of axes.
+// ReduceMax: the maximum of a dense row-major tensor over a set of axes, on vectors and threads.
 //
-// The input is viewed as alternating blocks of kept and reduced axes (size-1 axes dropped,
-// neighbouring axes of the same kind merged), so the innermost loop always runs over the last
-// block, which is contiguous in memory:
-//   - last block reduced (e.g. reduce over the last axes): each row's maximum is a contiguous
-//     scan, folded into one output element;
-//   - last block kept (e.g. reduce over the first or middle axes): each input row is folded
-//     element-wise into an output row.
+// The input is viewed as alternating blocks of kept and reduced axes (reduce_plan.hpp), so the
+// innermost loop always runs over the last block, which is contiguous:
+//   - last block reduced: each row's maximum is a contiguous scan into one output element;
+//   - last block kept: runs of rows fold element-wise into an output row.
+// Threads split whatever keeps every output element in one thread's hands: the outermost block
+// when it is kept, else the columns of a kept last block; a reduction to few outputs (all axes,
+// say) splits the rows and merges the partial maxima, which is exact.
 // NaN propagates: a slice holding a NaN gives NaN (NumPy's and PyTorch's `max`; OpenVINO's
 // reference skips NaN instead). Reducing an empty extent gives lowest_value<T>() as OpenVINO does.
+// The sign of a zero maximum never depends on the thread count: contiguous scans, whose split
+// does, order floats by their bits (+0 above -0); element-wise folds meet rows in the same order
+// on any number of threads. kernels/reference/reduce_max.hpp is the plain version these results
+// are tested against.
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -19,52 +24,17 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "kernels/element.hpp"
+#include "kernels/reduce_plan.hpp"
+#include "kernels/simd.hpp"
 
 namespace irlite {
 
-/// The shape of a reduction once size-1 axes are dropped and neighbouring axes of the same kind
-/// are merged.
-struct ReduceMaxPlan {
-  std::vector<std::int64_t> dims;  ///< merged extents, outermost first
-  std::vector<bool> reduced;       ///< whether each merged block is reduced
-  std::int64_t input_size = 1;
-  std::int64_t output_size = 1;
-};
+namespace reduce_max_detail {
 
-/// Plans the reduction of a tensor of `shape` over `axes` (each in [0, rank); duplicates are
-/// allowed and count once).
-inline ReduceMaxPlan plan_reduce_max(std::span<const std::int64_t> shape,
-                                     std::span<const std::int64_t> axes) {
-  std::vector<bool> is_reduced(shape.size(), false);
-  for (const std::int64_t a : axes) is_reduced[static_cast<std::size_t>(a)] = true;
-  ReduceMaxPlan plan;
-  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
-    // An empty input: the product of the other extents may not even fit int64 ([0, 2^40, 2^40]
-    // is a valid tensor), so only the output's size is computed, and it fits: it was allocated.
-    plan.input_size = 0;
-    for (std::size_t i = 0; i < shape.size() && plan.output_size != 0; ++i)
-      if (!is_reduced[i]) plan.output_size *= shape[i];
-    return plan;
-  }
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    plan.input_size *= shape[i];
-    if (!is_reduced[i]) plan.output_size *= shape[i];
-    if (shape[i] == 1) continue;
-    if (!plan.dims.empty() && plan.reduced.back() == is_reduced[i]) {
-      plan.dims.back() *= shape[i];
-    } else {
-      plan.dims.push_back(shape[i]);
-      plan.reduced.push_back(is_reduced[i]);
-    }
-  }
-  return plan;
-}
-
-namespace reduce_max_impl {
-
-/// The start value of a running maximum: -inf for floats (so that a slice of -inf gives -inf),
-/// the lowest value for integers.
+/// The start value of a running maximum: -inf for floats (a slice of -inf gives -inf), the
+/// lowest value for integers.
 template <class C>
 C start_value() {
   if constexpr (std::is_floating_point_v<C>)
@@ -73,139 +43,245 @@ C start_value() {
     return std::numeric_limits<C>::lowest();
 }
 
-/// Independent accumulators per vectorised loop: enough to hide the latency of the compare
-/// (eight 16-byte registers' worth), without spilling.
+/// a > b, and for floats also +0 > -0, so that the maximum of a set of zeros does not depend on
+/// the order in which they are met.
 template <class C>
-inline constexpr int kLanes = static_cast<int>(128 / sizeof(C));
-
-/// Whether x[0..n) holds a NaN. Integer lanes of the element's width, because the compiler turns
-/// `x != x` into one vector compare per lane group that way.
-template <class C>
-bool any_nan(const C* x, std::int64_t n) {
-  using Flag = std::conditional_t<sizeof(C) == 4, std::int32_t, std::int64_t>;
-  constexpr int L = kLanes<C>;
-  Flag lane[L] = {};
-  std::int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    for (int l = 0; l < L; ++l) lane[l] |= static_cast<Flag>(x[i + l] != x[i + l]);
-  }
-  Flag any = 0;
-  for (; i < n; ++i) any |= static_cast<Flag>(x[i] != x[i]);
-  for (int l = 0; l < L; ++l) any |= lane[l];
-  return any != 0;
+bool greater(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>)
+    return a > b || (a == b && std::signbit(b) && !std::signbit(a));
+  else
+    return a > b;
 }
 
-/// The maximum of x[0..n), n >= 1, ignoring NaN. Several accumulators, because the compiler
-/// only vectorises a float maximum (which must keep `v > m ? v : m` exactly) written this way.
+/// A running maximum of part of a slice: the largest number and whether a NaN was seen.
 template <class C>
-C max_ignoring_nan(const C* x, std::int64_t n) {
-  constexpr int L = kLanes<C>;
-  C lane[L];
-  std::fill_n(lane, L, start_value<C>());
-  std::int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    for (int l = 0; l < L; ++l) lane[l] = x[i + l] > lane[l] ? x[i + l] : lane[l];
+struct Partial {
+  C max = start_value<C>();
+  bool nan = false;
+
+  /// Takes in another part's maximum; of two zeros, +0 wins.
+  void merge(const Partial& o) {
+    max = greater(o.max, max) ? o.max : max;
+    nan = nan || o.nan;
   }
-  C m = start_value<C>();
-  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
-  for (int l = 0; l < L; ++l) m = lane[l] > m ? lane[l] : m;
-  return m;
-}
+  C value() const { return nan ? std::numeric_limits<C>::quiet_NaN() : max; }
+};
 
-/// Rows shorter than this are not worth the vectorised passes' set-up.
-inline constexpr std::int64_t kShortRow = 32;
-
-/// The maximum of x[0..n), n >= 1; NaN if any element is NaN.
+/// The maximum of x[0..n), n >= 0, for the native types: four vectors of running maxima and,
+/// for floats, a vector of NaN flags; one pass. Floats are compared as integer keys that order
+/// like the values with -0 below +0 (the sign bit flips the magnitude bits), which makes the
+/// result independent of how the lanes and the threads split the slice.
 template <class T>
-compute_t<T> row_max(const T* x, std::int64_t n) {
-  using C = compute_t<T>;
-  if constexpr (std::is_floating_point_v<C>) {
-    if constexpr (std::is_same_v<C, T>) {
-      if (n >= kShortRow) {
-        // Two vectorised passes per cache-sized chunk beat one pass doing both.
-        constexpr std::int64_t kChunk = 2048;
-        C m = start_value<C>();
-        for (std::int64_t i = 0; i < n; i += kChunk) {
-          const std::int64_t len = std::min(kChunk, n - i);
-          if (any_nan(x + i, len)) return std::numeric_limits<C>::quiet_NaN();
-          const C c = max_ignoring_nan(x + i, len);
-          m = c > m ? c : m;
-        }
-        return m;
+IRLITE_MULTIVERSION Partial<T> scan_native(const T* __restrict x, std::int64_t n) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<T>);
+  Partial<T> p;
+  std::int64_t i = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+    using VI = simd::vec<I>;
+    constexpr int kShift = sizeof(I) * 8 - 1;
+    constexpr I kMagnitude = std::numeric_limits<I>::max();
+    const auto key = [](simd::vec<T> v) {
+      const VI b = std::bit_cast<VI>(v);
+      return b ^ ((b >> kShift) & kMagnitude);
+    };
+    if (n >= 4 * L) {
+      VI m0 = simd::broadcast(std::numeric_limits<I>::min());
+      VI m1 = m0, m2 = m0, m3 = m0;
+      simd::mask<T> nan{};
+      for (; i + 4 * L <= n; i += 4 * L) {
+        const auto a = simd::load(x + i), b = simd::load(x + i + L);
+        const auto c = simd::load(x + i + 2 * L), d = simd::load(x + i + 3 * L);
+        m0 = simd::max(m0, key(a));
+        m1 = simd::max(m1, key(b));
+        m2 = simd::max(m2, key(c));
+        m3 = simd::max(m3, key(d));
+        nan |= simd::is_nan(a) | simd::is_nan(b) | simd::is_nan(c) | simd::is_nan(d);
       }
+      const I best = simd::max_lane(simd::max(simd::max(m0, m1), simd::max(m2, m3)));
+      p.max = std::bit_cast<T>(static_cast<I>(best ^ ((best >> kShift) & kMagnitude)));
+      p.nan = simd::any(nan);
     }
-    // Short rows, and 16-bit floats (where the conversion dominates): one plain pass.
-    C m = start_value<C>();
-    bool nan = false;
+    for (; i < n; ++i) {
+      p.max = greater(x[i], p.max) ? x[i] : p.max;
+      p.nan = p.nan || x[i] != x[i];
+    }
+  } else {
+    if (n >= 4 * L) {
+      using V = simd::vec<T>;
+      V m0 = simd::broadcast(start_value<T>());
+      V m1 = m0, m2 = m0, m3 = m0;
+      for (; i + 4 * L <= n; i += 4 * L) {
+        m0 = simd::max(m0, simd::load(x + i));
+        m1 = simd::max(m1, simd::load(x + i + L));
+        m2 = simd::max(m2, simd::load(x + i + 2 * L));
+        m3 = simd::max(m3, simd::load(x + i + 3 * L));
+      }
+      p.max = simd::max_lane(simd::max(simd::max(m0, m1), simd::max(m2, m3)));
+    }
+    for (; i < n; ++i) p.max = x[i] > p.max ? x[i] : p.max;
+  }
+  return p;
+}
+
+/// The maximum of x[0..n) in the compute type.
+template <class T>
+Partial<compute_t<T>> scan(const T* x, std::int64_t n) {
+  using C = compute_t<T>;
+  if constexpr (simd::has_vec<T>) {
+    return scan_native(x, n);
+  } else {
+    // The 16-bit floats: converted one by one, a plain loop.
+    Partial<C> p;
     for (std::int64_t i = 0; i < n; ++i) {
       const C v = static_cast<C>(x[i]);
-      m = v > m ? v : m;
-      nan |= std::isnan(v);
+      p.max = greater(v, p.max) ? v : p.max;
+      p.nan = p.nan || std::isnan(v);
     }
-    return nan ? std::numeric_limits<C>::quiet_NaN() : m;
-  } else {
-    C m = x[0];
-    for (std::int64_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
-    return m;
+    return p;
   }
 }
 
-/// max(a, v), NaN-propagating.
-template <class C>
-C nan_max(C a, C v) {
-  if constexpr (std::is_floating_point_v<C>)
-    return (v > a || std::isnan(v)) ? v : a;
-  else
-    return v > a ? v : a;
-}
-
-/// acc[j] = max(acc[j], x[r * n + j]) over `rows` consecutive rows of n, NaN-propagating. Four
-/// rows per pass, so that the accumulator row is loaded and stored a quarter as often. A NaN
-/// already in acc survives `v > a ? v : a`, so rows without NaN (checked first, cheaply) take
-/// that plain maximum, which is one vector instruction.
+/// acc[j] = max(acc[j], rows[r * stride + j]) for r < rows, j < n, NaN-propagating: a NaN in acc
+/// stays, a NaN in a row replaces. Four rows per pass over acc, so that it is loaded and stored a
+/// quarter as often.
 template <class T>
-void fold_rows(compute_t<T>* acc, const T* x, std::int64_t rows, std::int64_t n) {
-  using C = compute_t<T>;
+IRLITE_MULTIVERSION void fold_native(T* __restrict acc, const T* __restrict x, std::int64_t rows,
+                                     std::int64_t n, std::int64_t stride) {
+  using V = simd::vec<T>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<T>);
+  const auto step = [](V a, V v) {
+    if constexpr (std::is_floating_point_v<T>)
+      return ((v > a) | simd::is_nan(v)) ? v : a;
+    else
+      return v > a ? v : a;
+  };
+  const auto step1 = [](T a, T v) {
+    if constexpr (std::is_floating_point_v<T>)
+      return (v > a || v != v) ? v : a;
+    else
+      return v > a ? v : a;
+  };
   std::int64_t r = 0;
   for (; r + 4 <= rows; r += 4) {
-    const T* x0 = x + r * n;
-    const T* x1 = x0 + n;
-    const T* x2 = x1 + n;
-    const T* x3 = x2 + n;
-    bool exact = std::is_floating_point_v<C>;
-    if constexpr (std::is_same_v<C, T> && std::is_floating_point_v<C>) exact = any_nan(x0, 4 * n);
-    if (exact) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        C a = acc[j];
-        a = nan_max(a, static_cast<C>(x0[j]));
-        a = nan_max(a, static_cast<C>(x1[j]));
-        a = nan_max(a, static_cast<C>(x2[j]));
-        acc[j] = nan_max(a, static_cast<C>(x3[j]));
-      }
-    } else {
-      for (std::int64_t j = 0; j < n; ++j) {
-        C a = acc[j];
-        a = x0[j] > a ? x0[j] : a;
-        a = x1[j] > a ? x1[j] : a;
-        a = x2[j] > a ? x2[j] : a;
-        acc[j] = x3[j] > a ? x3[j] : a;
-      }
+    const T* x0 = x + r * stride;
+    const T* x1 = x0 + stride;
+    const T* x2 = x1 + stride;
+    const T* x3 = x2 + stride;
+    std::int64_t j = 0;
+    for (; j + L <= n; j += L) {
+      V a = simd::load(acc + j);
+      a = step(a, simd::load(x0 + j));
+      a = step(a, simd::load(x1 + j));
+      a = step(a, simd::load(x2 + j));
+      a = step(a, simd::load(x3 + j));
+      simd::store(acc + j, a);
     }
+    for (; j < n; ++j) acc[j] = step1(step1(step1(step1(acc[j], x0[j]), x1[j]), x2[j]), x3[j]);
   }
   for (; r < rows; ++r) {
-    const T* xr = x + r * n;
-    for (std::int64_t j = 0; j < n; ++j) acc[j] = nan_max(acc[j], static_cast<C>(xr[j]));
+    const T* xr = x + r * stride;
+    std::int64_t j = 0;
+    for (; j + L <= n; j += L) simd::store(acc + j, step(simd::load(acc + j), simd::load(xr + j)));
+    for (; j < n; ++j) acc[j] = step1(acc[j], xr[j]);
   }
 }
 
-}  // namespace reduce_max_impl
+/// fold_native for every type: the 16-bit floats accumulate in float.
+template <class T>
+void fold(compute_t<T>* acc, const T* x, std::int64_t rows, std::int64_t n, std::int64_t stride) {
+  if constexpr (simd::has_vec<T>) {
+    fold_native(acc, x, rows, n, stride);
+  } else {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const T* xr = x + r * stride;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const float v = static_cast<float>(xr[j]);
+        acc[j] = (v > acc[j] || std::isnan(v)) ? v : acc[j];
+      }
+    }
+  }
+}
+
+/// Work below this many input elements per thread is not worth waking a thread for.
+inline constexpr std::int64_t kGrain = std::int64_t{1} << 16;
+
+/// The output of a reduction in progress, in the compute type (the output itself, or a float
+/// copy for the 16-bit floats).
+template <class T>
+struct Accumulator {
+  using C = compute_t<T>;
+  std::vector<C> scratch;
+  C* acc = nullptr;
+
+  Accumulator(T* out, std::int64_t size) {
+    if constexpr (std::is_same_v<C, T>) {
+      acc = out;
+    } else {
+      scratch.resize(static_cast<std::size_t>(size));
+      acc = scratch.data();
+    }
+  }
+};
+
+/// The reduction of the outer blocks [first, first + count) of dims[0] (all of it when
+/// outer_rank is 0), columns [c0, c1) of the last block when it is kept, into acc. `acc` holds
+/// start values on entry for what this call touches.
+template <class T>
+void reduce_part(const T* in, const ReduceMaxPlan& plan, compute_t<T>* acc, std::int64_t first,
+                 std::int64_t count, std::int64_t c0, std::int64_t c1) {
+  const bool last_reduced = plan.reduced.back();
+  const std::int64_t n = plan.dims.back();
+  const std::int64_t run = last_reduced ? 1 : plan.dims[plan.dims.size() - 2];
+  const std::size_t outer_rank = plan.dims.size() - (last_reduced ? 1 : 2);
+  std::vector<std::int64_t> out_stride(outer_rank), pos(outer_rank, 0), in_stride(outer_rank);
+  std::int64_t s = last_reduced ? 1 : n;
+  std::int64_t t = run * n;
+  for (std::size_t d = outer_rank; d-- > 0;) {
+    out_stride[d] = plan.reduced[d] ? 0 : s;
+    if (!plan.reduced[d]) s *= plan.dims[d];
+    in_stride[d] = t;
+    t *= plan.dims[d];
+  }
+  // The odometer walks the outer blocks from `first` along dims[0] and tracks where each row
+  // (last block reduced) or run of rows (last block kept) lands in the output.
+  std::int64_t steps = 1;
+  std::int64_t in_offset = 0, out_offset = 0;
+  if (outer_rank > 0) {
+    steps = count * (in_stride[0] / (run * n));
+    pos[0] = first;
+    in_offset = first * in_stride[0];
+    out_offset = first * out_stride[0];
+  }
+  for (std::int64_t step = 0; step < steps; ++step) {
+    const T* x = in + in_offset;
+    if (last_reduced) {
+      auto& a = acc[out_offset];
+      const compute_t<T> v = scan(x, n).value();
+      a = (greater(v, a) || std::isnan(v)) ? v : a;
+    } else {
+      fold(acc + out_offset + c0, x + c0, run, c1 - c0, n);
+    }
+    in_offset += run * n;
+    for (std::size_t d = outer_rank; d-- > 0;) {
+      out_offset += out_stride[d];
+      if (++pos[d] < plan.dims[d]) break;
+      out_offset -= out_stride[d] * plan.dims[d];
+      pos[d] = 0;
+    }
+  }
+}
+
+}  // namespace reduce_max_detail
 
 /// Writes plan.output_size maxima to `out` (the kept axes in order; keep_dims does not change
-/// the layout).
+/// the layout), using the threads of `par` for work of `grain` input elements a thread or more
+/// (tests lower it to split small inputs).
 template <class T>
-void reduce_max(const T* in, const ReduceMaxPlan& plan, T* out) {
+void reduce_max(const Parallel& par, const T* in, const ReduceMaxPlan& plan, T* out,
+                std::int64_t grain = reduce_max_detail::kGrain) {
   using C = compute_t<T>;
-  namespace impl = reduce_max_impl;
+  namespace detail = reduce_max_detail;
   if (plan.output_size == 0) return;
   if (plan.input_size == 0) {
     std::fill_n(out, plan.output_size, lowest_value<T>());
@@ -215,45 +291,49 @@ void reduce_max(const T* in, const ReduceMaxPlan& plan, T* out) {
     std::copy_n(in, plan.input_size, out);  // nothing (or only size-1 axes) to reduce
     return;
   }
-  // 16-bit floats accumulate in float and are rounded once at the end.
-  std::vector<C> scratch;
-  C* acc = nullptr;
-  if constexpr (std::is_same_v<C, T>) {
-    acc = out;
-  } else {
-    scratch.resize(static_cast<std::size_t>(plan.output_size));
-    acc = scratch.data();
-  }
-  std::fill_n(acc, plan.output_size, impl::start_value<C>());
-
-  // The innermost block is contiguous. When it is reduced, each row of it gives one output
-  // element; when it is kept, the block before it is reduced (blocks alternate), so runs of
-  // consecutive rows fold into one output row. The odometer walks the remaining outer blocks
-  // and tracks where each row or run lands in the output (stride 0 along reduced blocks).
+  detail::Accumulator<T> a(out, plan.output_size);
+  C* acc = a.acc;
   const bool last_reduced = plan.reduced.back();
   const std::int64_t n = plan.dims.back();
-  const std::int64_t run = last_reduced ? 1 : plan.dims[plan.dims.size() - 2];
+  const auto grain_of = [&](std::int64_t units) {
+    const std::int64_t per_unit = std::max<std::int64_t>(plan.input_size / units, 1);
+    return static_cast<std::size_t>((grain + per_unit - 1) / per_unit);
+  };
   const std::size_t outer_rank = plan.dims.size() - (last_reduced ? 1 : 2);
-  std::vector<std::int64_t> out_stride(outer_rank), pos(outer_rank, 0);
-  std::int64_t s = last_reduced ? 1 : n;
-  for (std::size_t d = outer_rank; d-- > 0;) {
-    out_stride[d] = plan.reduced[d] ? 0 : s;
-    if (!plan.reduced[d]) s *= plan.dims[d];
-  }
-  const std::int64_t steps = plan.input_size / (run * n);
-  std::int64_t out_offset = 0;
-  for (std::int64_t step = 0; step < steps; ++step) {
-    const T* x = in + step * run * n;
-    if (last_reduced)
-      acc[out_offset] = impl::nan_max(acc[out_offset], impl::row_max(x, n));
-    else
-      impl::fold_rows(acc + out_offset, x, run, n);
-    for (std::size_t d = outer_rank; d-- > 0;) {
-      out_offset += out_stride[d];
-      if (++pos[d] < plan.dims[d]) break;
-      out_offset -= out_stride[d] * plan.dims[d];
-      pos[d] = 0;
-    }
+
+  if (outer_rank > 0 && !plan.reduced[0]) {
+    // The outermost block is kept: each thread owns a range of it, and its outputs.
+    const std::int64_t d0 = plan.dims[0];
+    const std::int64_t out_per = plan.output_size / d0;
+    par.for_range(static_cast<std::size_t>(d0), grain_of(d0),
+                  [&](std::size_t b, std::size_t e, std::size_t) {
+                    const auto first = static_cast<std::int64_t>(b);
+                    const auto count = static_cast<std::int64_t>(e - b);
+                    std::fill_n(acc + first * out_per, count * out_per, detail::start_value<C>());
+                    detail::reduce_part(in, plan, acc, first, count, 0, n);
+                  });
+  } else if (!last_reduced) {
+    // The last block is kept: each thread owns a range of its columns.
+    std::fill_n(acc, plan.output_size, detail::start_value<C>());
+    const std::int64_t d0 = outer_rank > 0 ? plan.dims[0] : 1;
+    par.for_range(static_cast<std::size_t>(n), grain_of(n),
+                  [&](std::size_t b, std::size_t e, std::size_t) {
+                    detail::reduce_part(in, plan, acc, 0, d0, static_cast<std::int64_t>(b),
+                                        static_cast<std::int64_t>(e));
+                  });
+  } else if (plan.dims.size() == 1) {
+    // Everything into one value: each thread scans a range, and the partial maxima merge.
+    std::vector<detail::Partial<C>> parts(par.threads());
+    par.for_range(static_cast<std::size_t>(n), static_cast<std::size_t>(grain),
+                  [&](std::size_t b, std::size_t e, std::size_t c) {
+                    parts[c] = detail::scan(in + b, static_cast<std::int64_t>(e - b));
+                  });
+    detail::Partial<C> total;
+    for (const auto& p : parts) total.merge(p);
+    acc[0] = total.value();
+  } else {
+    std::fill_n(acc, plan.output_size, detail::start_value<C>());
+    detail::reduce_part(in, plan, acc, 0, plan.dims[0], 0, n);
   }
   if constexpr (!std::is_same_v<C, T>) {
     for (std::int64_t i = 0; i < plan.output_size; ++i) out[i] = T(acc[i]);
@@ -262,9 +342,9 @@ void reduce_max(const T* in, const ReduceMaxPlan& plan, T* out) {
 
 /// Reduces a tensor of `shape` over `axes` (normalised into [0, rank), duplicates allowed).
 template <class T>
-void reduce_max(const T* in, std::span<const std::int64_t> shape,
+void reduce_max(const Parallel& par, const T* in, std::span<const std::int64_t> shape,
                 std::span<const std::int64_t> axes, T* out) {
-  reduce_max(in, plan_reduce_max(shape, axes), out);
+  reduce_max(par, in, plan_reduce_max(shape, axes), out);
 }
 
 }  // namespace irlite

@@ -53,10 +53,11 @@ IRLITE_SIMD_VEC(std::uint64_t)
 #undef IRLITE_SIMD_VEC
 
 /// Whether T has a vector type here (the native arithmetic types; not the 16-bit floats).
-template <class T, class = void>
-inline constexpr bool has_vec = false;
 template <class T>
-inline constexpr bool has_vec<T, std::void_t<typename vec_traits<T>::type>> = true;
+inline constexpr bool has_vec =
+    std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8 &&
+     (sizeof(T) != 1 || !std::is_same_v<T, char>));
 
 /// A vector of T: lanes<T> elements.
 template <class T>

@@ -73,7 +73,7 @@ class ReduceMaxOp final : public Op {
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
-               [[maybe_unused]] const ExecContext& context) const override {
+               const ExecContext& context) const override {
     const Tensor& data = inputs[0];
     const auto rank = static_cast<std::int64_t>(data.rank());
     const std::vector<std::int64_t> axes = normalized_axes(inputs[1], rank, true);
@@ -81,7 +81,7 @@ class ReduceMaxOp final : public Op {
     Tensor& out = outputs[0];
     if (!dispatch_numeric(data.element_type(), [&](auto tag) {
           using T = typename decltype(tag)::type;
-          reduce_max(data.data<T>(), plan, out.data<T>());
+          reduce_max(context.parallel, data.data<T>(), plan, out.data<T>());
         }))
       input_error(0, fmt::format("data must be numeric, got {}", to_string(data.element_type())));
   }
