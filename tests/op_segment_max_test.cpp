@@ -12,6 +12,7 @@
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
+#include "kernels/reference/segment_max.hpp"
 #include "kernels/segment_max.hpp"
 #include "loader/attributes.hpp"
 #include "op_test_util.hpp"
@@ -341,17 +342,87 @@ TEST_CASE("SegmentMax: segment ids must be sorted and non-negative") {
   }
 }
 
-TEST_CASE("SegmentMax: the kernel checks the ids before writing") {
+TEST_CASE("SegmentMax: the kernels report the first bad id") {
   const std::vector<float> data{1, 2, 3};
   const std::vector<std::int64_t> ids{0, 1, 0};
   std::vector<float> out(2, 42.0f);
-  const auto problem = segment_max(data.data(), ids.data(), 3, 1, 2, 0.0f, out.data());
+  // The plain kernel checks before writing; the optimised one checks while it reduces.
+  const auto plain = reference::segment_max(data.data(), ids.data(), 3, 1, 2, 0.0f, out.data());
+  REQUIRE(plain);
+  CHECK(out == std::vector<float>{42.0f, 42.0f});
+  const auto problem = segment_max(Parallel(), data.data(), ids.data(), 3, 1, 2, 0.0f, out.data());
   REQUIRE(problem);
   CHECK(problem->kind == SegmentIdProblem::Kind::unsorted);
   CHECK(problem->position == 2);
   CHECK(problem->value == 0);
   CHECK(problem->previous == 1);
-  CHECK(out == std::vector<float>{42.0f, 42.0f});
+  CHECK(plain->position == 2);
+}
+
+TEST_CASE("SegmentMax: the optimised kernel equals the plain one on any number of threads") {
+  std::mt19937 rng(77);
+  const auto check_type = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t row_size : {1u, 3u, 8u, 17u, 64u}) {
+      for (int trial = 0; trial < 6; ++trial) {
+        const std::size_t rows = 1 + rng() % 700;
+        std::vector<T> data(rows * row_size);
+        for (T& v : data) v = random_value<T>(rng, true);
+        // Sorted ids: runs of 1 to 40 rows, sometimes with gaps (empty segments).
+        std::vector<std::int64_t> ids(rows);
+        std::int64_t id = static_cast<std::int64_t>(rng() % 3);
+        for (std::size_t i = 0; i < rows; ++i) {
+          ids[i] = id;
+          if (rng() % (1 + trial * 5) == 0) id += static_cast<std::int64_t>(rng() % 3);
+        }
+        // Fewer segments than ids (some dropped), as many, more (trailing empty ones).
+        for (std::size_t segments : {static_cast<std::size_t>(ids.back() / 2),
+                                     static_cast<std::size_t>(ids.back() + 1),
+                                     static_cast<std::size_t>(ids.back() + 4)}) {
+          const T fill = lowest_value<T>();
+          std::vector<T> want(segments * row_size), one(want.size());
+          REQUIRE_FALSE(reference::segment_max(data.data(), ids.data(), rows, row_size, segments,
+                                               fill, want.data()));
+          REQUIRE_FALSE(segment_max(Parallel(), data.data(), ids.data(), rows, row_size,
+                                    segments, fill, one.data()));
+          for (std::size_t k = 0; k < want.size(); ++k) REQUIRE(same_value(one[k], want[k]));
+          for (ThreadPool* pool : test_pools()) {
+            std::vector<T> split(want.size());
+            REQUIRE_FALSE(segment_max(Parallel(pool), data.data(), ids.data(), rows, row_size,
+                                      segments, fill, split.data(), 5));
+            CHECK(std::memcmp(split.data(), one.data(), one.size() * sizeof(T)) == 0);
+          }
+          // A bad id anywhere is found at the same position on any number of threads.
+          std::vector<std::int64_t> bad = ids;
+          const std::size_t at = rng() % rows;
+          bad[at] = (trial % 2) ? -1 : bad[at] - 1 - static_cast<std::int64_t>(rng() % 3);
+          const auto expected = check_sorted_segment_ids(bad.data(), rows);
+          for (ThreadPool* pool : test_pools()) {
+            std::vector<T> scratch(want.size());
+            const auto got = segment_max(Parallel(pool), data.data(), bad.data(), rows, row_size,
+                                         segments, fill, scratch.data(), 5);
+            REQUIRE(got.has_value() == expected.has_value());
+            if (got) {
+              CHECK(got->position == expected->position);
+              CHECK(got->kind == expected->kind);
+            }
+          }
+        }
+      }
+    }
+  };
+  check_type(type_tag<float>{});
+  check_type(type_tag<double>{});
+  check_type(type_tag<float16>{});
+  check_type(type_tag<bfloat16>{});
+  check_type(type_tag<std::int8_t>{});
+  check_type(type_tag<std::uint8_t>{});
+  check_type(type_tag<std::int16_t>{});
+  check_type(type_tag<std::uint16_t>{});
+  check_type(type_tag<std::int32_t>{});
+  check_type(type_tag<std::uint32_t>{});
+  check_type(type_tag<std::int64_t>{});
+  check_type(type_tag<std::uint64_t>{});
 }
 
 TEST_CASE("SegmentMax: num_segments must be non-negative") {

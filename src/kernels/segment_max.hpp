@@ -1,98 +1,197 @@
 #pragma once
-// SegmentMax-16: the element-wise maximum of the rows of `data` that share a segment id.
-// The ids are sorted, so every segment is one run of consecutive rows: the kernel reads the data
-// once, copies the first row of a run and max-accumulates the others into the same output row.
+// SegmentMax-16: the element-wise maximum of the rows of `data` that share a segment id, on
+// vectors and threads.
+//
+// The ids are sorted, so every segment is one run of consecutive rows. Threads take contiguous
+// ranges of rows whose borders fall where the id changes, so each segment belongs to one thread
+// and is reduced in the same order on any number of threads: the results are the same bit for
+// bit. The ids are checked in the same pass that reduces the data (a second pass over them would
+// cost as much memory traffic as the data itself for 1-D data); a thread that meets a bad id stops
+// writing and only checks, and the first bad id in row order is reported.
+// kernels/reference/segment_max.hpp is the plain version these results are tested against.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
+#include "core/parallel.hpp"
 #include "kernels/element.hpp"
+#include "kernels/segments.hpp"
+#include "kernels/simd.hpp"
 
 namespace irlite {
 
-/// A segment id SegmentMax refuses: `value` at `position`, negative or smaller than the id
-/// before it (`previous`).
-struct SegmentIdProblem {
-  enum class Kind { negative, unsorted };
-  Kind kind;
-  std::size_t position;
-  std::int64_t value;
-  std::int64_t previous;
-};
+namespace segment_max_fast {
 
-/// The first id that is negative or breaks the non-decreasing order the spec requires.
-template <class I>
-std::optional<SegmentIdProblem> check_sorted_segment_ids(const I* ids, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    if (ids[i] < 0) return SegmentIdProblem{SegmentIdProblem::Kind::negative, i, ids[i], 0};
-    if (i > 0 && ids[i] < ids[i - 1])
-      return SegmentIdProblem{SegmentIdProblem::Kind::unsorted, i, ids[i], ids[i - 1]};
-  }
-  return std::nullopt;
-}
-
-namespace segment_max_detail {
-
-// The 16-bit floats are compared on their bit patterns: mapped to an unsigned key that orders
-// like the values (negatives reversed below the positives), the maximum is exact and needs no
-// conversion to float per element. `inf_bits` is +infinity; larger magnitudes are NaN.
-template <class T, std::uint16_t inf_bits>
-inline T max_nan_bits(T acc, T x) {
-  const auto key = [](std::uint16_t b) {
-    return static_cast<std::uint16_t>((b & 0x8000u) ? 0xffffu - b : b | 0x8000u);
-  };
-  const bool acc_nan = (acc.bits & 0x7fffu) > inf_bits;
-  const bool x_nan = (x.bits & 0x7fffu) > inf_bits;
-  return !acc_nan && (x_nan || key(acc.bits) < key(x.bits)) ? x : acc;
-}
-
-// max() that lets a NaN win from either side, as NumPy's maximum and PyTorch's segment_reduce do
-// (OpenVINO's reference drops NaNs; irlite propagates them on purpose).
+/// dst[j] = max(dst[j], src[j]) for j < n, NaN from either side winning (the same rule as
+/// segment_max_detail::max_nan, so results match the plain kernel bit for bit).
 template <class T>
-inline T max_nan(T acc, T x) {
-  if constexpr (std::is_same_v<T, float16>)
-    return max_nan_bits<T, 0x7c00>(acc, x);
-  else if constexpr (std::is_same_v<T, bfloat16>)
-    return max_nan_bits<T, 0x7f80>(acc, x);
-  else if constexpr (std::is_floating_point_v<T>)
-    return (acc < x || x != x) ? x : acc;
-  else
-    return acc < x ? x : acc;
+IRLITE_MULTIVERSION void max_into(T* __restrict dst, const T* __restrict src, std::size_t n) {
+  using V = simd::vec<T>;
+  constexpr std::size_t L = simd::lanes<T>;
+  std::size_t j = 0;
+  for (; j + L <= n; j += L) {
+    const V a = simd::load(dst + j);
+    const V x = simd::load(src + j);
+    if constexpr (std::is_floating_point_v<T>)
+      simd::store(dst + j, ((a < x) | simd::is_nan(x)) ? x : a);
+    else
+      simd::store(dst + j, a < x ? x : a);
+  }
+  for (; j < n; ++j) dst[j] = segment_max_detail::max_nan(dst[j], src[j]);
 }
 
-}  // namespace segment_max_detail
+/// The maximum of x[0..n), n >= 1, NaN if any is NaN. Runs of a vector or more are read in whole
+/// vectors, the last one overlapping the one before (a maximum does not mind seeing an element
+/// twice).
+template <class T>
+IRLITE_INLINE T run_max(const T* x, std::size_t n) {
+  constexpr std::size_t L = simd::lanes<T>;
+  if (n < L) {
+    T m = x[0];
+    for (std::size_t j = 1; j < n; ++j) m = segment_max_detail::max_nan(m, x[j]);
+    return m;
+  }
+  using V = simd::vec<T>;
+  V m = simd::load(x);
+  simd::mask<T> nan{};
+  if constexpr (std::is_floating_point_v<T>) nan = simd::is_nan(m);
+  for (std::size_t j = L; j < n; j += L) {
+    const V v = simd::load(x + std::min(j, n - L));
+    m = simd::max(m, v);
+    if constexpr (std::is_floating_point_v<T>) nan |= simd::is_nan(v);
+  }
+  if constexpr (std::is_floating_point_v<T>)
+    if (simd::any(nan)) return std::numeric_limits<T>::quiet_NaN();
+  return simd::max_lane(m);
+}
+
+/// The problem with ids[i], which is smaller than ids[i - 1] (or is ids[0]) and known bad.
+template <class I>
+SegmentIdProblem bad_id(const I* ids, std::size_t i) {
+  if (ids[i] < 0) return SegmentIdProblem{SegmentIdProblem::Kind::negative, i, ids[i], 0};
+  return SegmentIdProblem{SegmentIdProblem::Kind::unsorted, i, ids[i], ids[i - 1]};
+}
+
+/// One thread's share: rows [begin, end), owning output segments [first, last). Returns the first
+/// bad id in the range; after one, nothing more is written.
+template <class T, class I>
+std::optional<SegmentIdProblem> reduce_range(const T* data, const I* ids, std::size_t begin,
+                                             std::size_t end, std::size_t row_size,
+                                             std::size_t first, std::size_t last, T fill,
+                                             T* out) {
+  std::optional<SegmentIdProblem> problem;
+  std::size_t next = first;  // the first owned segment not written yet
+  std::size_t i = begin;
+  // Only the range's first id is compared with one outside it; every later id is compared with
+  // its predecessor, and ids only grow, so checking the first for negativity covers them all.
+  if (i < end && (ids[i] < 0 || (i > 0 && ids[i] < ids[i - 1]))) return bad_id(ids, i);
+  while (i < end) {
+    const I id = ids[i];
+    std::size_t j = i + 1;
+    while (j < end && ids[j] == id) ++j;
+    if (j < end && ids[j] < id) {
+      problem = bad_id(ids, j);
+      break;
+    }
+    const auto s = static_cast<std::uint64_t>(id);
+    if (s < next || s >= last) {
+      // Ids at or beyond num_segments are dropped; an id outside this thread's share can only
+      // come from unsorted ids, which the checks below find.
+      i = j;
+      break;
+    }
+    std::fill_n(out + next * row_size, (s - next) * row_size, fill);
+    T* dst = out + s * row_size;
+    if constexpr (simd::has_vec<T>) {
+      if (row_size == 1) {
+        *dst = run_max(data + i, j - i);
+      } else {
+        std::copy_n(data + i * row_size, row_size, dst);
+        for (std::size_t r = i + 1; r < j; ++r) max_into(dst, data + r * row_size, row_size);
+      }
+    } else {
+      std::copy_n(data + i * row_size, row_size, dst);
+      for (std::size_t r = i + 1; r < j; ++r) {
+        const T* src = data + r * row_size;
+        for (std::size_t k = 0; k < row_size; ++k)
+          dst[k] = segment_max_detail::max_nan(dst[k], src[k]);
+      }
+    }
+    next = s + 1;
+    i = j;
+  }
+  if (!problem) {
+    // What is left (dropped ids, or a bad one) is only checked.
+    for (; i < end; ++i) {
+      if (ids[i] < ids[i - 1]) {
+        problem = bad_id(ids, i);
+        break;
+      }
+    }
+  }
+  if (!problem && next < last) std::fill_n(out + next * row_size, (last - next) * row_size, fill);
+  return problem;
+}
+
+/// Rows per thread below which one thread does it all.
+inline constexpr std::size_t kGrainElements = std::size_t{1} << 16;
+
+}  // namespace segment_max_fast
 
 /// out[s, :] = max of data[i, :] over the rows i with ids[i] == s, for s < num_segments; rows
 /// whose id is num_segments or more are dropped; segments without rows are `fill`.
 /// data: [rows, row_size]; ids: [rows], non-negative and sorted; out: [num_segments, row_size],
-/// every element written. Checks the ids before writing anything and returns the first bad one.
+/// every element written. Returns the first bad id (negative, or smaller than the one before);
+/// the output is then unspecified. Threads of `par` take `grain` elements of data or more each.
 template <class T, class I>
-[[nodiscard]] std::optional<SegmentIdProblem> segment_max(const T* data, const I* ids,
-                                                          std::size_t rows, std::size_t row_size,
-                                                          std::size_t num_segments, T fill,
-                                                          T* out) {
-  using segment_max_detail::max_nan;
-  if (auto problem = check_sorted_segment_ids(ids, rows)) return problem;
-  std::size_t next = 0;  // the first output segment not written yet
-  std::size_t i = 0;
-  while (i < rows) {
-    const I id = ids[i];
-    const auto s = static_cast<std::uint64_t>(id);
-    if (s >= num_segments) break;  // sorted: every later id is out of range as well
-    std::fill_n(out + next * row_size, (s - next) * row_size, fill);
-    T* dst = out + s * row_size;
-    const T* src = data + i * row_size;
-    std::copy_n(src, row_size, dst);
-    for (++i; i < rows && ids[i] == id; ++i) {
-      src = data + i * row_size;
-      for (std::size_t j = 0; j < row_size; ++j) dst[j] = max_nan(dst[j], src[j]);
+[[nodiscard]] std::optional<SegmentIdProblem> segment_max(
+    const Parallel& par, const T* data, const I* ids, std::size_t rows, std::size_t row_size,
+    std::size_t num_segments, T fill, T* out,
+    std::size_t grain = segment_max_fast::kGrainElements) {
+  namespace fast = segment_max_fast;
+  if (row_size == 0) return check_sorted_segment_ids(ids, rows);
+  const std::size_t grain_rows = std::max<std::size_t>(1, grain / row_size);
+  const std::size_t parts = par.chunks(rows, grain_rows);
+  // Borders: an even split moved forward to where the id changes; the segment a border's row
+  // starts is where the thread before it stops. Unsorted or negative ids can make the borders
+  // disagree; one thread then checks everything and reports the first bad id.
+  std::vector<std::size_t> border(parts + 1, rows);
+  std::vector<std::size_t> segment(parts + 1, num_segments);
+  border[0] = 0;
+  segment[0] = 0;
+  bool even = true;
+  for (std::size_t c = 1; c < parts; ++c) {
+    std::size_t b = std::max(rows / parts * c, border[c - 1]);
+    if (b > 0 && b < rows) b = static_cast<std::size_t>(std::upper_bound(ids + b, ids + rows, ids[b - 1]) - ids);
+    border[c] = b;
+    if (b < rows) {
+      if (ids[b] < 0) even = false;
+      segment[c] = std::min<std::size_t>(static_cast<std::size_t>(std::max<I>(ids[b], 0)), num_segments);
     }
-    next = s + 1;
+    if (segment[c] < segment[c - 1]) even = false;
   }
-  std::fill_n(out + next * row_size, (num_segments - next) * row_size, fill);
+  if (!even) {
+    if (auto problem = check_sorted_segment_ids(ids, rows)) return problem;
+  }
+  std::vector<std::optional<SegmentIdProblem>> problems(parts);
+  const auto work = [&](std::size_t c) {
+    problems[c] = fast::reduce_range(data, ids, border[c], border[c + 1], row_size, segment[c],
+                                     segment[c + 1], fill, out);
+  };
+  if (parts == 1) {
+    work(0);
+  } else {
+    par.for_range(parts, 1, [&](std::size_t b, std::size_t e, std::size_t) {
+      for (std::size_t c = b; c < e; ++c) work(c);
+    });
+  }
+  for (const auto& p : problems)
+    if (p) return p;
   return std::nullopt;
 }
 

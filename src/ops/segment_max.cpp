@@ -106,7 +106,7 @@ class SegmentMaxOp final : public Op {
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
-               [[maybe_unused]] const ExecContext& context) const override {
+               const ExecContext& context) const override {
     const Tensor& data = inputs[kData];
     const Tensor& ids = inputs[kSegmentIds];
     Tensor& out = outputs[0];
@@ -119,8 +119,8 @@ class SegmentMaxOp final : public Op {
       const T fill = fill_ == FillMode::zero ? T{} : lowest_value<T>();
       dispatch_index(ids.element_type(), [&](auto index_tag) {
         using I = typename decltype(index_tag)::type;
-        problem = segment_max(data.data<T>(), ids.data<I>(), rows, row, num_segments, fill,
-                              out.data<T>());
+        problem = segment_max(context.parallel, data.data<T>(), ids.data<I>(), rows, row,
+                              num_segments, fill, out.data<T>());
       });
     });
     if (problem) segment_id_error(*problem);
