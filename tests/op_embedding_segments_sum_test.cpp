@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
 #include "kernels/embedding_segments_sum.hpp"
+#include "kernels/reference/embedding_segments_sum.hpp"
 #include "loader/attributes.hpp"
 #include "op_test_util.hpp"
 #include "ops/op.hpp"
@@ -333,7 +335,7 @@ TEST_CASE("EmbeddingSegmentsSum: the kernel checks every index before writing") 
   const float* no_weights = nullptr;
   std::vector<float> out(2, 42.0f);
   const std::int32_t bad_default = 3;
-  auto problem = embedding_segments_sum(table.data(), 3, 1, indices.data(), ids.data(), 3, 2,
+  auto problem = embedding_segments_sum(Parallel(), table.data(), 3, 1, indices.data(), ids.data(), 3, 2,
                                         &bad_default, no_weights, out.data());
   REQUIRE(problem);
   CHECK(problem->input == EmbeddingIndexProblem::Input::default_index);
@@ -341,7 +343,7 @@ TEST_CASE("EmbeddingSegmentsSum: the kernel checks every index before writing") 
   CHECK(problem->bound == 3);
   const std::vector<std::int32_t> bad_ids{0, 1, 2};
   const std::int32_t* no_default = nullptr;
-  problem = embedding_segments_sum(table.data(), 3, 1, indices.data(), bad_ids.data(), 3, 2,
+  problem = embedding_segments_sum(Parallel(), table.data(), 3, 1, indices.data(), bad_ids.data(), 3, 2,
                                    no_default, no_weights, out.data());
   REQUIRE(problem);
   CHECK(problem->input == EmbeddingIndexProblem::Input::segment_ids);
@@ -351,7 +353,7 @@ TEST_CASE("EmbeddingSegmentsSum: the kernel checks every index before writing") 
   CHECK(out == std::vector<float>{42.0f, 42.0f});
   // Good ids: every element is written, the empty segment 2 too.
   std::vector<float> out3(3, 42.0f);
-  problem = embedding_segments_sum(table.data(), 3, 1, indices.data(), ids.data(), 3, 3, no_default,
+  problem = embedding_segments_sum(Parallel(), table.data(), 3, 1, indices.data(), ids.data(), 3, 3, no_default,
                                    no_weights, out3.data());
   CHECK_FALSE(problem);
   CHECK(out3 == std::vector<float>{4.0f, 2.0f, 0.0f});
@@ -507,6 +509,82 @@ TEST_CASE("EmbeddingSegmentsSum matches the reference on random inputs of every 
               for (std::size_t k = 0; k < expected.size(); ++k)
                 if (!same_value(out.data<T>()[k], expected[k])) ++mismatches;
               CHECK(mismatches == 0);
+            }
+          }
+        });
+      });
+    }
+  }
+}
+
+TEST_CASE("EmbeddingSegmentsSum: the optimised kernel equals the plain one on any number of "
+          "threads") {
+  std::mt19937 rng(11);
+  for (ElementType type : kNumericTypes) {
+    for (ElementType index_type : {ElementType::i32, ElementType::i64}) {
+      CAPTURE(to_string(type));
+      CAPTURE(to_string(index_type));
+      dispatch_numeric(type, [&](auto data_tag) {
+        using T = typename decltype(data_tag)::type;
+        dispatch_index(index_type, [&](auto index_tag) {
+          using I = typename decltype(index_tag)::type;
+          for (std::size_t row_size : {1u, 5u, 8u, 64u}) {
+            for (int trial = 0; trial < 8; ++trial) {
+              const std::size_t num_emb = 1 + rng() % 50;
+              const std::size_t num_indices = rng() % 300;
+              const std::size_t num_segments = 1 + rng() % 60;
+              std::vector<T> table(num_emb * row_size);
+              for (T& v : table) v = random_value<T>(rng);
+              std::vector<I> indices(num_indices), ids(num_indices);
+              std::vector<T> weights(num_indices);
+              for (std::size_t k = 0; k < num_indices; ++k) {
+                indices[k] = static_cast<I>(rng() % num_emb);
+                ids[k] = static_cast<I>(rng() % num_segments);
+                weights[k] = random_value<T>(rng);
+              }
+              // Sorted ids (runs, and empty segments between them) but for the last trials.
+              if (trial < 6) std::sort(ids.begin(), ids.end());
+              const I minus_one = -1;
+              const I some_row = static_cast<I>(rng() % num_emb);
+              const I* def = trial % 3 == 0 ? nullptr : trial % 3 == 1 ? &minus_one : &some_row;
+              const T* w = trial % 2 ? weights.data() : nullptr;
+              std::vector<T> want(num_segments * row_size), one(want.size());
+              REQUIRE_FALSE(reference::embedding_segments_sum(
+                  table.data(), num_emb, row_size, indices.data(), ids.data(), num_indices,
+                  num_segments, def, w, want.data()));
+              REQUIRE_FALSE(embedding_segments_sum(Parallel(), table.data(), num_emb, row_size,
+                                                   indices.data(), ids.data(), num_indices,
+                                                   num_segments, def, w, one.data()));
+              CHECK(std::memcmp(want.data(), one.data(), want.size() * sizeof(T)) == 0);
+              for (ThreadPool* pool : test_pools()) {
+                std::vector<T> split(want.size());
+                REQUIRE_FALSE(embedding_segments_sum(
+                    Parallel(pool), table.data(), num_emb, row_size, indices.data(), ids.data(),
+                    num_indices, num_segments, def, w, split.data(), 7));
+                CHECK(std::memcmp(split.data(), one.data(), one.size() * sizeof(T)) == 0);
+              }
+              if (num_indices == 0) continue;
+              // A bad index or segment id is the same first one on any number of threads.
+              std::vector<I> bad_indices = indices, bad_ids = ids;
+              const std::size_t at = rng() % num_indices;
+              if (trial % 2)
+                bad_indices[at] = trial % 4 == 1 ? I{-2} : static_cast<I>(num_emb);
+              else
+                bad_ids[at] = trial % 4 == 0 ? I{-1} : static_cast<I>(num_segments);
+              std::vector<T> scratch(want.size());
+              const auto expected = reference::embedding_segments_sum(
+                  table.data(), num_emb, row_size, bad_indices.data(), bad_ids.data(),
+                  num_indices, num_segments, def, w, scratch.data());
+              REQUIRE(expected);
+              for (ThreadPool* pool : test_pools()) {
+                const auto got = embedding_segments_sum(
+                    Parallel(pool), table.data(), num_emb, row_size, bad_indices.data(),
+                    bad_ids.data(), num_indices, num_segments, def, w, scratch.data(), 7);
+                REQUIRE(got);
+                CHECK(got->input == expected->input);
+                CHECK(got->position == expected->position);
+                CHECK(got->value == expected->value);
+              }
             }
           }
         });

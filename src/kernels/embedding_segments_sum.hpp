@@ -1,159 +1,249 @@
 #pragma once
-// EmbeddingSegmentsSum-3: out[segment_ids[k], :] += table[indices[k], :] * weights[k], without
-// building the gathered rows. Segments that receive no index get the default row or zeros.
+// EmbeddingSegmentsSum-3: out[segment_ids[k], :] += table[indices[k], :] * weights[k], on vectors
+// and threads.
+//
+// One pass checks every index and segment id (in parallel) and finds out whether the segment ids
+// are sorted, as the specification asks and real models give them. Sorted ids make each segment
+// one run of consecutive indices: threads then take runs of whole segments, and each segment's
+// rows are summed in index order into its output row while the table rows of the indices a little
+// ahead are prefetched (the gathers are random, so the hardware cannot guess them). Every segment
+// is summed in the same order on any number of threads, so the results are the same bit for bit,
+// and equal to the plain kernel's. Unsorted ids take the plain kernel
+// (kernels/reference/embedding_segments_sum.hpp), which is also what these results are tested
+// against.
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "kernels/element.hpp"
+#include "kernels/embedding.hpp"
+#include "kernels/reference/embedding_segments_sum.hpp"
+#include "kernels/simd.hpp"
 
 namespace irlite {
 
-/// An index EmbeddingSegmentsSum refuses: `value` at `position` of `input` lies outside
-/// [0, bound) (default_index: and is not -1).
-struct EmbeddingIndexProblem {
-  enum class Input { indices, segment_ids, default_index };
-  Input input;
-  std::size_t position;
-  std::int64_t value;
-  std::uint64_t bound;
+namespace embedding_fast {
+
+/// How many indices ahead the table rows are prefetched.
+inline constexpr std::size_t kPrefetchDistance = 12;
+/// Indices per thread below which one thread does it all.
+inline constexpr std::size_t kGrain = std::size_t{1} << 14;
+
+/// What one checking pass over a range of indices found.
+struct RangeCheck {
+  std::optional<std::size_t> bad_index;    ///< first index outside [0, num_emb)
+  std::optional<std::size_t> bad_segment;  ///< first segment id outside [0, num_segments)
+  bool sorted = true;                      ///< ids non-decreasing, from the range's first
 };
 
-/// The position of the first value outside [0, bound).
+/// Checks indices and segment ids of [begin, end): range and order.
 template <class I>
-std::optional<std::size_t> first_outside(const I* values, std::size_t n, std::uint64_t bound) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (values[i] < 0 || static_cast<std::uint64_t>(values[i]) >= bound) return i;
-  return std::nullopt;
+IRLITE_MULTIVERSION RangeCheck check_range(const I* __restrict indices,
+                                           const I* __restrict ids, std::size_t begin,
+                                           std::size_t end, std::uint64_t num_emb,
+                                           std::uint64_t num_segments) {
+  using U = std::make_unsigned_t<I>;
+  using VU = simd::vec<U>;
+  using VI = simd::vec<I>;
+  constexpr std::size_t L = simd::lanes<I>;
+  // Negative values become at least 2^(bits - 1) as unsigned, so one unsigned comparison with a
+  // bound capped there checks both ends.
+  constexpr std::uint64_t kCap = static_cast<std::uint64_t>(std::numeric_limits<I>::max()) + 1;
+  const VU emb_bound = simd::broadcast(static_cast<U>(std::min(num_emb, kCap)));
+  const VU seg_bound = simd::broadcast(static_cast<U>(std::min(num_segments, kCap)));
+  RangeCheck result;
+  const auto scalar = [&](std::size_t i) {
+    if (!result.bad_index && (indices[i] < 0 || static_cast<std::uint64_t>(indices[i]) >= num_emb))
+      result.bad_index = i;
+    if (!result.bad_segment &&
+        (ids[i] < 0 || static_cast<std::uint64_t>(ids[i]) >= num_segments))
+      result.bad_segment = i;
+    if (i > begin && ids[i] < ids[i - 1]) result.sorted = false;
+  };
+  std::size_t i = begin;
+  constexpr std::size_t kBlock = 16 * L;
+  while (i + kBlock + 1 <= end) {
+    // A block at a time (its ids compared with their successors, the last one included); any
+    // problem in it is then located element by element.
+    simd::mask<I> flags{};
+    for (std::size_t j = i; j < i + kBlock; j += L) {
+      const VU idx = std::bit_cast<VU>(simd::load(indices + j));
+      const VI prev = simd::load(ids + j);
+      const VI next = simd::load(ids + j + 1);
+      flags |= (idx >= emb_bound) | (std::bit_cast<VU>(prev) >= seg_bound) | (next < prev);
+    }
+    if (simd::any(flags))
+      for (std::size_t j = i; j <= i + kBlock; ++j) scalar(j);
+    i += kBlock;
+  }
+  for (; i < end; ++i) scalar(i);
+  return result;
 }
 
-/// Checks indices against [0, num_emb), segment ids against [0, num_segments) and the default
-/// index (nullptr when absent) against [0, num_emb) or -1.
-template <class I>
-std::optional<EmbeddingIndexProblem> check_embedding_segments(
-    const I* indices, const I* segment_ids, std::size_t num_indices, std::uint64_t num_emb,
-    std::uint64_t num_segments, const I* default_index) {
-  using Input = EmbeddingIndexProblem::Input;
-  if (auto k = first_outside(indices, num_indices, num_emb))
-    return EmbeddingIndexProblem{Input::indices, *k, indices[*k], num_emb};
-  if (auto k = first_outside(segment_ids, num_indices, num_segments))
-    return EmbeddingIndexProblem{Input::segment_ids, *k, segment_ids[*k], num_segments};
-  if (default_index && *default_index != -1 && first_outside(default_index, 1, num_emb))
-    return EmbeddingIndexProblem{Input::default_index, 0, *default_index, num_emb};
-  return std::nullopt;
-}
-
-namespace embedding_detail {
-
-// What the sums are computed in: float for the 16-bit floats (rounded once at the end), the
-// type itself for f32/f64, and for integers an unsigned type at least as wide as int, so that
-// overflow wraps as the element type does without signed-overflow UB or promotion to int.
-template <class T, bool = is_float_storage_v<T>>
-struct sum_type {
-  using type = compute_t<T>;
-};
-template <class T>
-struct sum_type<T, false> {
-  using type = std::make_unsigned_t<std::conditional_t<(sizeof(T) < sizeof(int)), int, T>>;
-};
-template <class T>
-using sum_t = typename sum_type<T>::type;
-
-// dst[j] (+)= src[j] (* w), four loops so that no test is left in the inner one.
-template <class A, class D, class T>
-inline void add_row(D* dst, const T* src, std::size_t n, const A* w, bool first) {
-  if (w) {
-    const A wv = *w;
-    if (first)
-      for (std::size_t j = 0; j < n; ++j) dst[j] = static_cast<D>(static_cast<A>(src[j]) * wv);
-    else
-      for (std::size_t j = 0; j < n; ++j)
-        dst[j] = static_cast<D>(static_cast<A>(dst[j]) + static_cast<A>(src[j]) * wv);
-  } else {
-    if (first)
-      for (std::size_t j = 0; j < n; ++j) dst[j] = static_cast<D>(static_cast<A>(src[j]));
-    else
-      for (std::size_t j = 0; j < n; ++j)
-        dst[j] = static_cast<D>(static_cast<A>(dst[j]) + static_cast<A>(src[j]));
+/// Sums one segment's rows, indices [k0, k1), into dst (row_size elements) for the native
+/// floating-point types: dst = row * w for the first, dst = dst + row * w for the others (the
+/// plain kernel's order and rounding).
+template <class T, class I, bool Weighted>
+IRLITE_MULTIVERSION void sum_segment_native(T* __restrict dst, const T* __restrict table,
+                                            std::size_t row_size, const I* __restrict indices,
+                                            const T* __restrict weights, std::size_t k0,
+                                            std::size_t k1, std::size_t num_indices) {
+  using V = simd::vec<T>;
+  constexpr std::size_t L = simd::lanes<T>;
+  for (std::size_t k = k0; k < k1; ++k) {
+    if (k + kPrefetchDistance < num_indices)
+      embedding_detail::prefetch_row(
+          table + static_cast<std::size_t>(indices[k + kPrefetchDistance]) * row_size, row_size);
+    const T* src = table + static_cast<std::size_t>(indices[k]) * row_size;
+    const T w = Weighted ? weights[k] : T(1);
+    std::size_t j = 0;
+    if (k == k0) {
+      for (; j + L <= row_size; j += L) {
+        const V x = simd::load(src + j);
+        simd::store(dst + j, Weighted ? x * w : x);
+      }
+      for (; j < row_size; ++j) dst[j] = Weighted ? src[j] * w : src[j];
+    } else {
+      for (; j + L <= row_size; j += L) {
+        const V x = simd::load(src + j);
+        simd::store(dst + j, simd::load(dst + j) + (Weighted ? x * w : x));
+      }
+      for (; j < row_size; ++j) dst[j] = dst[j] + (Weighted ? src[j] * w : src[j]);
+    }
   }
 }
 
-// Table rows are gathered in random order, so the hardware prefetcher cannot see them coming:
-// ask for the row a few indices ahead (its first lines; a long row's tail streams anyway).
-template <class T>
-inline void prefetch_row(const T* row, std::size_t row_size) {
-  constexpr std::size_t kLine = 64;
-  constexpr std::size_t kMaxBytes = 1024;
-  const auto* p = reinterpret_cast<const char*>(row);
-  const std::size_t bytes = std::min(row_size * sizeof(T), kMaxBytes);
-  for (std::size_t b = 0; b < bytes; b += kLine) __builtin_prefetch(p + b);
+/// The same for every other type: summed in sum_t<T> in `acc` (row_size elements), then stored.
+template <class T, class I>
+void sum_segment_plain(T* dst, const T* table, std::size_t row_size, const I* indices,
+                       const T* weights, std::size_t k0, std::size_t k1, std::size_t num_indices,
+                       embedding_detail::sum_t<T>* acc) {
+  using A = embedding_detail::sum_t<T>;
+  for (std::size_t k = k0; k < k1; ++k) {
+    if (k + kPrefetchDistance < num_indices)
+      embedding_detail::prefetch_row(
+          table + static_cast<std::size_t>(indices[k + kPrefetchDistance]) * row_size, row_size);
+    const T* src = table + static_cast<std::size_t>(indices[k]) * row_size;
+    A w{};
+    if (weights) w = static_cast<A>(weights[k]);
+    embedding_detail::add_row<A>(acc, src, row_size, weights ? &w : nullptr, k == k0);
+  }
+  for (std::size_t j = 0; j < row_size; ++j) dst[j] = T(acc[j]);
 }
 
-constexpr std::size_t kPrefetchDistance = 8;
+/// One thread's share of sorted, checked ids: indices [begin, end), owning output segments
+/// [first, last); segments without indices get the default row or zeros.
+template <class T, class I>
+void sum_range(const T* table, std::size_t row_size, const I* indices, const I* ids,
+               std::size_t num_indices, const T* weights, const T* default_row, std::size_t begin,
+               std::size_t end, std::size_t first, std::size_t last, T* out) {
+  constexpr bool native = simd::has_vec<T> && std::is_floating_point_v<T>;
+  std::vector<embedding_detail::sum_t<T>> acc(native ? 0 : row_size);
+  const auto fill = [&](std::size_t from, std::size_t to) {
+    for (std::size_t s = from; s < to; ++s) {
+      T* dst = out + s * row_size;
+      if (default_row)
+        std::copy_n(default_row, row_size, dst);  // not weighted: the spec weighs pooled rows
+      else
+        std::fill_n(dst, row_size, T{});
+    }
+  };
+  std::size_t next = first;
+  for (std::size_t k = begin; k < end;) {
+    const I id = ids[k];
+    std::size_t e = k + 1;
+    while (e < end && ids[e] == id) ++e;
+    const auto s = static_cast<std::size_t>(id);
+    fill(next, s);
+    T* dst = out + s * row_size;
+    if constexpr (native) {
+      if (weights)
+        sum_segment_native<T, I, true>(dst, table, row_size, indices, weights, k, e, num_indices);
+      else
+        sum_segment_native<T, I, false>(dst, table, row_size, indices, weights, k, e, num_indices);
+    } else {
+      sum_segment_plain(dst, table, row_size, indices, weights, k, e, num_indices, acc.data());
+    }
+    next = s + 1;
+    k = e;
+  }
+  fill(next, last);
+}
 
-}  // namespace embedding_detail
+}  // namespace embedding_fast
 
 /// table: [num_emb, row_size]; indices, segment_ids and weights (nullptr = ones): [num_indices];
 /// default_index: nullptr or a scalar (-1 = zeros); out: [num_segments, row_size], every element
-/// written. Segment ids need not be sorted. Checks every index before writing anything and
-/// returns the first bad one.
+/// written. Checks every index before writing anything and returns the first bad one. Threads of
+/// `par` take `grain` indices or more each.
 template <class T, class I>
 [[nodiscard]] std::optional<EmbeddingIndexProblem> embedding_segments_sum(
-    const T* table, std::size_t num_emb, std::size_t row_size, const I* indices,
-    const I* segment_ids, std::size_t num_indices, std::size_t num_segments, const I* default_index,
-    const T* weights, T* out) {
-  using embedding_detail::add_row;
-  if (auto problem = check_embedding_segments(indices, segment_ids, num_indices, num_emb,
-                                              num_segments, default_index))
-    return problem;
+    const Parallel& par, const T* table, std::size_t num_emb, std::size_t row_size,
+    const I* indices, const I* segment_ids, std::size_t num_indices, std::size_t num_segments,
+    const I* default_index, const T* weights, T* out,
+    std::size_t grain = embedding_fast::kGrain) {
+  namespace fast = embedding_fast;
+  using Input = EmbeddingIndexProblem::Input;
+  // Check everything, a range per thread.
+  std::vector<fast::RangeCheck> checks(par.chunks(num_indices, grain));
+  par.for_range(num_indices, grain, [&](std::size_t b, std::size_t e, std::size_t c) {
+    checks[c] = fast::check_range(indices, segment_ids, b, e, num_emb, num_segments);
+  });
+  for (const auto& c : checks)
+    if (c.bad_index)
+      return EmbeddingIndexProblem{Input::indices, *c.bad_index, indices[*c.bad_index], num_emb};
+  for (const auto& c : checks)
+    if (c.bad_segment)
+      return EmbeddingIndexProblem{Input::segment_ids, *c.bad_segment,
+                                   segment_ids[*c.bad_segment], num_segments};
+  if (default_index && *default_index != -1 && first_outside(default_index, 1, num_emb))
+    return EmbeddingIndexProblem{Input::default_index, 0, *default_index, num_emb};
   if (row_size == 0) return std::nullopt;  // nothing to write, however many segments
 
-  using A = embedding_detail::sum_t<T>;
-  // f16/bf16 sum in a float copy of the output; every other type sums in the output itself.
-  constexpr bool in_place = !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
-  std::vector<A> scratch(in_place ? 0 : num_segments * row_size);
-  std::vector<unsigned char> filled(num_segments, 0);
-
-  for (std::size_t k = 0; k < num_indices; ++k) {
-    if (k + embedding_detail::kPrefetchDistance < num_indices)
-      embedding_detail::prefetch_row(
-          table +
-              static_cast<std::size_t>(indices[k + embedding_detail::kPrefetchDistance]) * row_size,
-          row_size);
-    const auto s = static_cast<std::size_t>(segment_ids[k]);
-    const T* src = table + static_cast<std::size_t>(indices[k]) * row_size;
-    const bool first = !filled[s];
-    filled[s] = 1;
-    A w{};
-    if (weights) w = static_cast<A>(weights[k]);
-    const A* wp = weights ? &w : nullptr;
-    if constexpr (in_place)
-      add_row<A>(out + s * row_size, src, row_size, wp, first);
-    else
-      add_row<A>(scratch.data() + s * row_size, src, row_size, wp, first);
+  bool sorted = true;
+  for (const auto& c : checks) sorted = sorted && c.sorted;
+  const auto parts = checks.size();
+  for (std::size_t c = 1; c < parts && sorted; ++c) {
+    // Where one range ends and the next begins.
+    const std::size_t b = num_indices / parts * c + std::min(c, num_indices % parts);
+    sorted = segment_ids[b - 1] <= segment_ids[b];
+  }
+  if (!sorted) {
+    // The plain kernel handles segments scattered over the indices.
+    return reference::embedding_segments_sum(table, num_emb, row_size, indices, segment_ids,
+                                             num_indices, num_segments, default_index, weights,
+                                             out);
   }
 
   const T* default_row = default_index && *default_index >= 0
                              ? table + static_cast<std::size_t>(*default_index) * row_size
                              : nullptr;
-  for (std::size_t s = 0; s < num_segments; ++s) {
-    T* dst = out + s * row_size;
-    if (filled[s]) {
-      if constexpr (!in_place) {
-        const A* acc = scratch.data() + s * row_size;
-        for (std::size_t j = 0; j < row_size; ++j) dst[j] = T(acc[j]);
-      }
-    } else if (default_row) {
-      // The default row is copied as is: the spec applies weights to pooled indices only.
-      std::copy_n(default_row, row_size, dst);
-    } else {
-      std::fill_n(dst, row_size, T{});
-    }
+  // Borders: an even split moved forward to where the segment id changes.
+  const std::size_t threads = par.chunks(num_indices, grain);
+  std::vector<std::size_t> border(threads + 1, num_indices), segment(threads + 1, num_segments);
+  border[0] = 0;
+  segment[0] = 0;
+  for (std::size_t c = 1; c < threads; ++c) {
+    std::size_t b = std::max(num_indices / threads * c, border[c - 1]);
+    if (b > 0 && b < num_indices)
+      b = static_cast<std::size_t>(
+          std::upper_bound(segment_ids + b, segment_ids + num_indices, segment_ids[b - 1]) -
+          segment_ids);
+    border[c] = b;
+    if (b < num_indices) segment[c] = static_cast<std::size_t>(segment_ids[b]);
   }
+  par.for_range(threads, 1, [&](std::size_t b, std::size_t e, std::size_t) {
+    for (std::size_t c = b; c < e; ++c)
+      fast::sum_range(table, row_size, indices, segment_ids, num_indices, weights, default_row,
+                      border[c], border[c + 1], segment[c], segment[c + 1], out);
+  });
   return std::nullopt;
 }
 

@@ -167,7 +167,7 @@ class EmbeddingSegmentsSumOp final : public Op {
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
-               [[maybe_unused]] const ExecContext& context) const override {
+               const ExecContext& context) const override {
     const Tensor& table = inputs[kTable];
     const Tensor& indices = inputs[kIndices];
     const Tensor& ids = inputs[kSegmentIds];
@@ -183,7 +183,7 @@ class EmbeddingSegmentsSumOp final : public Op {
       dispatch_index(indices.element_type(), [&](auto index_tag) {
         using I = typename decltype(index_tag)::type;
         problem =
-            embedding_segments_sum(table.data<T>(), num_emb, row, indices.data<I>(), ids.data<I>(),
+            embedding_segments_sum(context.parallel, table.data<T>(), num_emb, row, indices.data<I>(), ids.data<I>(),
                                    indices.size(), num_segments, def ? def->data<I>() : nullptr,
                                    weights ? weights->data<T>() : nullptr, out.data<T>());
       });
