@@ -190,6 +190,21 @@ TEST_CASE("cli: run with random inputs is seeded") {
   }
 }
 
+TEST_CASE("cli: run --threads sets the threads per layer, the output stays the same") {
+  const std::string model = std::string(IRLITE_MODELS) + "/pipeline.xml";
+  const Outcome one = cli({"run", model, "--threads", "1"});
+  CAPTURE(one.err);
+  REQUIRE(one.status == 0);
+  for (const char* threads : {"2", "3", "0"}) {
+    const Outcome many = cli({"run", model, "--threads", threads});
+    CHECK(many.status == 0);
+    CHECK(many.out == one.out);
+  }
+  const Outcome bad = cli({"run", model, "--threads", "-2"});
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "--threads"));
+}
+
 TEST_CASE("cli: run reads .npy inputs and writes .npy outputs") {
   TempDir dir;
   const Tensor x = f32_tensor({2, 3}, -1.0f);

@@ -48,6 +48,8 @@ std::string input_list(const Model& model);
 
 struct RunOptions {
   std::string model;
+  /// Threads per layer; 0: one per CPU.
+  unsigned threads = 0;
   std::string weights;
   std::vector<std::string> inputs;  ///< `NAME=FILE.npy` or `FILE.npy`
   std::vector<std::string> shapes;  ///< --shape texts

@@ -90,6 +90,9 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run_cmd->add_option("-o,--output-dir", run.output_dir, "Write every output to DIR/NAME.npy")
       ->type_name("DIR");
+  run_cmd->add_option("--threads", run.threads, "Threads per layer (default: one per CPU)")
+      ->type_name("N")
+      ->check(CLI::Range(0u, 4096u));
   run_cmd->add_option("--seed", seed, "Seed of the random inputs (default 0)")->type_name("N");
   run_cmd->add_option("--shape", run.shapes, "Set an input's shape (repeatable)")
       ->type_name("[NAME=][DIMS]")

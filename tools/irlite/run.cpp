@@ -123,7 +123,9 @@ int run_command(const RunOptions& options) {
     source[i] = fmt::format("random (seed {})", options.seed);
   }
 
-  Session session(model);
+  SessionOptions session_options;
+  session_options.num_threads = options.threads;
+  Session session(model, session_options);
   const auto results = session.run(feeds);
 
   std::filesystem::path dir;
