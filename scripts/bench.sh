@@ -10,6 +10,7 @@
 # Environment: BUILD_DIR (default build-bench), JOBS (default: nproc).
 set -euo pipefail
 
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
@@ -68,7 +69,7 @@ configure "$dir"
 cmake --build "$dir" --target irlite_bench -j "${JOBS:-$(nproc)}" >&2
 names=$("$bench" --list)
 for w in "${workloads[@]}"; do
-  grep -qx -- "$w" <<<"$names" || fail "unknown workload '$w'; known: $(echo $names)"
+  grep -qx -- "$w" <<<"$names" || fail "unknown workload '$w'; known: ${names//$'\n'/, }"
 done
 [ ${#workloads[@]} -gt 0 ] || mapfile -t workloads <<<"$names"
 

@@ -7,6 +7,7 @@
 # Environment: BUILD_DIR (default build, or build-asan with --sanitize), JOBS (default: nproc).
 set -euo pipefail
 
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cmd=${1:-}

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/dev.sh and scripts/bench.sh (sourced, not run): the repository root, the
 # Debian packages irlite needs, and the build the README's commands use.
 
