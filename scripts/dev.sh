@@ -7,28 +7,8 @@
 # Environment: BUILD_DIR (default build, or build-asan with --sanitize), JOBS (default: nproc).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-packages=(cmake ninja-build g++ pkgconf libpugixml-dev libfmt-dev doctest-dev libcli11-dev nlohmann-json3-dev)
-
-install_deps() {
-  local missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "installing: ${missing[*]}" >&2
-  local sudo=()
-  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-}
-
-build() {
-  local dir=$1
-  shift
-  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRLITE_WERROR=ON "$@" >/dev/null
-  cmake --build "$dir" -j "${JOBS:-$(nproc)}"
-}
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cmd=${1:-}
 shift || true
