@@ -77,10 +77,28 @@ SegmentIdProblem bad_id(const I* ids, std::size_t i) {
   return SegmentIdProblem{SegmentIdProblem::Kind::unsorted, i, ids[i], ids[i - 1]};
 }
 
+/// The first position in [j, end) whose id is not `id`: whole vectors of ids compared at a time,
+/// since segments of a few rows are common and a loop per id would stop at every one.
+template <class I>
+IRLITE_INLINE std::size_t run_end(const I* ids, std::size_t j, std::size_t end, I id) {
+  constexpr std::size_t L = simd::lanes<I>;
+  const simd::vec<I> want = simd::broadcast(id);
+  for (; j + L <= end; j += L) {
+    const auto differ = simd::load(ids + j) != want;
+    if (simd::any(differ)) {
+      std::size_t k = 0;
+      while (!differ[k]) ++k;
+      return j + k;
+    }
+  }
+  while (j < end && ids[j] == id) ++j;
+  return j;
+}
+
 /// One thread's share: rows [begin, end), owning output segments [first, last). Returns the first
 /// bad id in the range; after one, nothing more is written.
 template <class T, class I>
-std::optional<SegmentIdProblem> reduce_range(const T* data, const I* ids, std::size_t begin,
+IRLITE_MULTIVERSION std::optional<SegmentIdProblem> reduce_range(const T* data, const I* ids, std::size_t begin,
                                              std::size_t end, std::size_t row_size,
                                              std::size_t first, std::size_t last, T fill,
                                              T* out) {
@@ -92,8 +110,7 @@ std::optional<SegmentIdProblem> reduce_range(const T* data, const I* ids, std::s
   if (i < end && (ids[i] < 0 || (i > 0 && ids[i] < ids[i - 1]))) return bad_id(ids, i);
   while (i < end) {
     const I id = ids[i];
-    std::size_t j = i + 1;
-    while (j < end && ids[j] == id) ++j;
+    const std::size_t j = run_end(ids, i + 1, end, id);
     if (j < end && ids[j] < id) {
       problem = bad_id(ids, j);
       break;
