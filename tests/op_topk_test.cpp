@@ -16,7 +16,7 @@
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
-#include "kernels/topk.hpp"
+#include "kernels/reference/topk.hpp"
 #include "loader/attributes.hpp"
 #include "op_test_util.hpp"
 #include "ops/op.hpp"
@@ -189,7 +189,7 @@ void compare_with_reference(std::mt19937& rng, std::int64_t outer, std::int64_t 
                             std::int64_t inner, std::int64_t k, TopKMode mode, TopKSort sort,
                             int spread = 3) {
   compare_with_reference<T, TIndex>(rng, outer, n, inner, k, mode, sort, spread,
-                                    [](auto... args) { topk(args...); });
+                                    [](auto... args) { reference::topk(args...); });
 }
 
 }  // namespace
@@ -633,7 +633,8 @@ TEST_CASE("TopK unpacked entries agree with the reference for 32-bit keys") {
   std::mt19937 rng(11);
   const auto wide = [](const auto* in, auto... rest) {
     using T = std::remove_cvref_t<decltype(*in)>;
-    topk_impl::topk_with<topk_impl::WideEntries<topk_impl::key_type<T>>>(in, rest...);
+    namespace impl = reference::topk_impl;
+    impl::topk_with<impl::WideEntries<impl::key_type<T>>>(in, rest...);
   };
   for (std::int64_t k : {1, 2, 6, 20}) {  // scan, heap (n = 64), gathered, full sort
     for (TopKMode mode : {TopKMode::max, TopKMode::min}) {

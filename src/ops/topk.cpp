@@ -2,7 +2,7 @@
 // The three versions share one implementation; they differ in the k types they accept
 // (TopK-1: i8/i32/i64), the index types (TopK-1: i32 only) and the `stable` attribute (TopK-11).
 
-#include "kernels/topk.hpp"
+#include "kernels/reference/topk.hpp"
 
 #include <fmt/format.h>
 
@@ -102,7 +102,7 @@ class TopKOp final : public Op {
         if (k > 0 && n - 1 > std::numeric_limits<TIndex>::max())
           value_error(0, fmt::format("dimension {} of axis {} is too long for {} indices", n, axis,
                                      to_string(index_type_)));
-        topk(data.data<T>(), outer, n, inner, k, mode_, sort_, outputs[0].data<T>(),
+        reference::topk(data.data<T>(), outer, n, inner, k, mode_, sort_, outputs[0].data<T>(),
              outputs[1].data<TIndex>());
       });
     });

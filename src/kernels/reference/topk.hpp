@@ -1,4 +1,6 @@
 #pragma once
+// TopK, the plain kernel: the test oracle of kernels/topk.hpp.
+//
 // TopK: the k largest (or smallest) elements of every 1-D slice along one axis, with their
 // positions in the slice.
 //
@@ -17,13 +19,9 @@
 #include <vector>
 
 #include "kernels/element.hpp"
+#include "kernels/topk_mode.hpp"
 
-namespace irlite {
-
-enum class TopKMode { max, min };
-/// `none` leaves the order unspecified by the spec; irlite emits the `value` order so results
-/// are deterministic.
-enum class TopKSort { value, index, none };
+namespace irlite::reference {
 
 namespace topk_impl {
 
@@ -261,4 +259,4 @@ void topk(const T* in, std::int64_t outer, std::int64_t n, std::int64_t inner, s
   impl::topk_with<impl::WideEntries<Key>>(in, outer, n, inner, k, mode, sort, values, indices);
 }
 
-}  // namespace irlite
+}  // namespace irlite::reference
