@@ -1,5 +1,6 @@
 // TopK-1, TopK-3, TopK-11: attributes, shape rule, validation, ordering (ties, NaN, sort modes),
-// every element and index type, and the kernel against a plain reference on random inputs.
+// every element and index type, and both kernels (plain and optimised) against a sort-based
+// reference on random inputs.
 
 #include <doctest/doctest.h>
 
@@ -12,10 +13,12 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
+#include "kernels/reference/topk.hpp"
 #include "kernels/topk.hpp"
 #include "loader/attributes.hpp"
 #include "op_test_util.hpp"
@@ -160,36 +163,43 @@ T random_value(std::mt19937& rng, int spread) {
   }
 }
 
-/// Runs `kernel` (the real one by default) and the reference; values must match bit for bit
-/// (both copy input elements) and indices exactly.
-template <class T, class TIndex, class Kernel>
+/// Runs each kernel (both real ones by default) and the reference; values must match bit for
+/// bit (all copy input elements) and indices exactly.
+template <class T, class TIndex, class... Kernels>
 void compare_with_reference(std::mt19937& rng, std::int64_t outer, std::int64_t n,
                             std::int64_t inner, std::int64_t k, TopKMode mode, TopKSort sort,
-                            int spread, Kernel kernel) {
+                            int spread, Kernels... kernels) {
   std::vector<T> in(static_cast<std::size_t>(outer * n * inner));
   for (T& v : in) v = random_value<T>(rng, spread);
   std::vector<T> want_values;
   std::vector<std::int64_t> want_indices;
   reference(in, outer, n, inner, k, mode == TopKMode::max, sort == TopKSort::index, want_values,
             want_indices);
-  std::vector<T> values(want_values.size());
-  std::vector<TIndex> indices(want_values.size());
-  kernel(in.data(), outer, n, inner, k, mode, sort, values.data(), indices.data());
-  for (std::size_t p = 0; p < values.size(); ++p) {
-    if (indices[p] != want_indices[p] || std::memcmp(&values[p], &want_values[p], sizeof(T)) != 0) {
-      FAIL("outer " << outer << " n " << n << " inner " << inner << " k " << k << " position " << p
-                    << ": index " << static_cast<std::int64_t>(indices[p]) << ", want "
-                    << want_indices[p]);
+  const auto check = [&](auto kernel, const char* name) {
+    std::vector<T> values(want_values.size());
+    std::vector<TIndex> indices(want_values.size());
+    kernel(in.data(), outer, n, inner, k, mode, sort, values.data(), indices.data());
+    for (std::size_t p = 0; p < values.size(); ++p) {
+      if (indices[p] != want_indices[p] ||
+          std::memcmp(&values[p], &want_values[p], sizeof(T)) != 0) {
+        FAIL(std::string(name) << " kernel, outer " << outer << " n " << n << " inner " << inner << " k " << k
+                  << " position " << p << ": index " << static_cast<std::int64_t>(indices[p])
+                  << ", want " << want_indices[p]);
+      }
     }
-  }
+  };
+  (check(kernels.first, kernels.second), ...);
 }
 
+/// The plain kernel (the oracle of the optimised one) and the optimised one, which the op runs.
 template <class T, class TIndex>
 void compare_with_reference(std::mt19937& rng, std::int64_t outer, std::int64_t n,
                             std::int64_t inner, std::int64_t k, TopKMode mode, TopKSort sort,
                             int spread = 3) {
-  compare_with_reference<T, TIndex>(rng, outer, n, inner, k, mode, sort, spread,
-                                    [](auto... args) { topk(args...); });
+  compare_with_reference<T, TIndex>(
+      rng, outer, n, inner, k, mode, sort, spread,
+      std::pair([](auto... args) { reference::topk(args...); }, "plain"),
+      std::pair([](auto... args) { topk(Parallel(), args...); }, "optimised"));
 }
 
 }  // namespace
@@ -629,19 +639,30 @@ TEST_CASE("TopK kernel against the reference on random inputs") {
 
 TEST_CASE("TopK unpacked entries agree with the reference for 32-bit keys") {
   // Elements with 32-bit keys use the packed (key, index) form for every slice below 2^32
-  // elements; the unpacked form they fall back to beyond is exercised here on small slices.
+  // elements; the unpacked form they fall back to beyond is exercised here on small slices, in
+  // both kernels.
   std::mt19937 rng(11);
   const auto wide = [](const auto* in, auto... rest) {
     using T = std::remove_cvref_t<decltype(*in)>;
-    topk_impl::topk_with<topk_impl::WideEntries<topk_impl::key_type<T>>>(in, rest...);
+    namespace impl = reference::topk_impl;
+    impl::topk_with<impl::WideEntries<impl::key_type<T>>>(in, rest...);
   };
+  const auto unpacked = [](auto... args) { topk_detail::topk_unpacked(Parallel(), args...); };
   for (std::int64_t k : {1, 2, 6, 20}) {  // scan, heap (n = 64), gathered, full sort
     for (TopKMode mode : {TopKMode::max, TopKMode::min}) {
       for (TopKSort sort : {TopKSort::value, TopKSort::index}) {
-        compare_with_reference<float, std::int32_t>(rng, 3, 20, 1, k, mode, sort, 3, wide);
-        compare_with_reference<float, std::int64_t>(rng, 2, 20, 3, k, mode, sort, 3, wide);
-        compare_with_reference<std::int16_t, std::int32_t>(rng, 2, 64, 2, k, mode, sort, 3, wide);
-        compare_with_reference<double, std::int32_t>(rng, 1, 64, 1, k, mode, sort, 3, wide);
+        const auto compare = [&](auto tag, std::int64_t outer, std::int64_t n,
+                                 std::int64_t inner) {
+          using T = typename decltype(tag)::first_type;
+          using TIndex = typename decltype(tag)::second_type;
+          compare_with_reference<T, TIndex>(rng, outer, n, inner, k, mode, sort, 3,
+                                            std::pair(wide, "plain"),
+                                            std::pair(unpacked, "optimised"));
+        };
+        compare(std::pair<float, std::int32_t>(), 3, 20, 1);
+        compare(std::pair<float, std::int64_t>(), 2, 20, 3);
+        compare(std::pair<std::int16_t, std::int32_t>(), 2, 64, 2);
+        compare(std::pair<double, std::int32_t>(), 1, 64, 1);
       }
     }
   }

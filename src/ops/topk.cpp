@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 
+#include "kernels/element.hpp"
 #include "loader/attributes.hpp"
 #include "ops/all_ops.hpp"
 #include "ops/shape_utils.hpp"
@@ -79,7 +80,7 @@ class TopKOp final : public Op {
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
-               [[maybe_unused]] const ExecContext& context) const override {
+               const ExecContext& context) const override {
     const Tensor& data = inputs[0];
     const Shape& shape = data.shape();
     const std::int64_t axis = normalized_axis(static_cast<std::int64_t>(shape.size()));
@@ -102,7 +103,7 @@ class TopKOp final : public Op {
         if (k > 0 && n - 1 > std::numeric_limits<TIndex>::max())
           value_error(0, fmt::format("dimension {} of axis {} is too long for {} indices", n, axis,
                                      to_string(index_type_)));
-        topk(data.data<T>(), outer, n, inner, k, mode_, sort_, outputs[0].data<T>(),
+        topk(context.parallel, data.data<T>(), outer, n, inner, k, mode_, sort_, outputs[0].data<T>(),
              outputs[1].data<TIndex>());
       });
     });

@@ -1,7 +1,8 @@
-// Times each seed op on the benchmark workloads (the shapes the peer comparison uses), one
-// thread, random f32 data, and prints the median over repeated runs of infer + allocate + execute.
+// Times each seed op on the benchmark workloads (the shapes the peer comparison uses), random f32
+// data, and prints the median over repeated runs of infer + allocate + execute. The kernels run on
+// a pool of --threads threads (default 1), as a Session with that many threads would run them.
 //
-//   build/tools/irlite_op_bench [--reps N] [WORKLOAD...]
+//   build/tools/irlite_op_bench [--reps N] [--threads N] [WORKLOAD...]
 
 #include <fmt/format.h>
 
@@ -14,8 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "irlite/irlite.hpp"
 #include "loader/attributes.hpp"
+#include "ops/op.hpp"
 #include "ops/registry.hpp"
 
 namespace {
@@ -142,7 +145,7 @@ const std::vector<Workload>& workloads() {
   return all;
 }
 
-double median_ms(const Case& c, int reps) {
+double median_ms(const Case& c, int reps, const ExecContext& context) {
   std::string why;
   const OpDef* def = resolve_op(c.type, c.opset, &why);
   if (!def) throw Error(ErrorCode::unsupported, why);
@@ -155,7 +158,7 @@ double median_ms(const Case& c, int reps) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<Tensor> outputs;
     for (const OutputInfo& o : op->infer(infos)) outputs.emplace_back(o.type, o.shape.to_shape());
-    op->execute(c.inputs, outputs, {});
+    op->execute(c.inputs, outputs, context);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
   }
@@ -167,20 +170,26 @@ double median_ms(const Case& c, int reps) {
 
 int main(int argc, char** argv) {
   int reps = 7;
+  unsigned threads = 1;
   std::vector<std::string> wanted;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--reps" && i + 1 < argc)
       reps = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--threads" && i + 1 < argc)
+      threads = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
     else
       wanted.emplace_back(arg);
   }
+  ThreadPool pool(threads);
+  const ExecContext context{Parallel(&pool)};
   try {
     for (const Workload& w : workloads()) {
       if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), w.name) == wanted.end())
         continue;
       const Case c = w.make();
-      fmt::print("{:<14} {:>9.2f} ms  (median of {})\n", w.name, median_ms(c, reps), reps);
+      fmt::print("{:<14} {:>9.2f} ms  (median of {}, {} thread{})\n", w.name,
+                 median_ms(c, reps, context), reps, threads, threads == 1 ? "" : "s");
     }
   } catch (const Error& e) {
     fmt::print(stderr, "irlite_op_bench: error: {}\n", e.what());
