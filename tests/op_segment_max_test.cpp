@@ -390,7 +390,8 @@ TEST_CASE("SegmentMax: the optimised kernel equals the plain one on any number o
             std::vector<T> split(want.size());
             REQUIRE_FALSE(segment_max(Parallel(pool), data.data(), ids.data(), rows, row_size,
                                       segments, fill, split.data(), 5));
-            CHECK(std::memcmp(split.data(), one.data(), one.size() * sizeof(T)) == 0);
+            if (!one.empty())
+              CHECK(std::memcmp(split.data(), one.data(), one.size() * sizeof(T)) == 0);
           }
           // A bad id anywhere is found at the same position on any number of threads.
           std::vector<std::int64_t> bad = ids;
