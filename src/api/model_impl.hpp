@@ -1,6 +1,7 @@
 #pragma once
 // What a Model shares between its copies and sessions: the inferred graph and its descriptions.
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,7 +18,9 @@ struct ModelImpl {
   ExecPlan plan;
   std::vector<PortInfo> inputs;
   std::vector<PortInfo> outputs;
-  std::vector<LayerInfo> layers;
+  /// Model::layers(), described on first use.
+  mutable std::once_flag layers_once;
+  mutable std::vector<LayerInfo> layers;
   std::vector<Error> warnings;
   std::vector<Error> problems;
   bool dynamic = false;
@@ -29,7 +32,11 @@ struct ModelImpl {
   std::string input_names() const;
 };
 
-/// Infers shapes and fills the descriptions and the run plan of a freshly read graph.
+/// Infers shapes and fills the inputs, outputs, warnings and the run plan of a freshly read
+/// graph.
 std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics);
+
+/// A LayerInfo per node, in the graph's order.
+std::vector<LayerInfo> describe_layers(const Graph& graph);
 
 }  // namespace irlite::detail
