@@ -1,11 +1,5 @@
 #include <fmt/format.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -14,6 +8,7 @@
 
 #include "api/model_impl.hpp"
 #include "loader/ir_reader.hpp"
+#include "loader/xml_text.hpp"
 #include "ops/parameter.hpp"
 #include "ops/registry.hpp"
 #include "ops/shape_utils.hpp"
@@ -159,46 +154,7 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
 
 namespace {
 
-/// A file's bytes, in a buffer the loader may parse in place.
-struct TextFile {
-  std::unique_ptr<char[]> data;
-  std::size_t size = 0;
-};
-
-TextFile read_text_file(const std::filesystem::path& path) {
-  ErrorContext c;
-  c.file = path.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(ErrorCode::io, "is a directory, not a model file", std::move(c));
-  const int fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorCode::io, "cannot open model file", std::move(c));
-  struct stat st {};
-  std::size_t capacity = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
-  TextFile text;
-  // Read to the end, whatever the size said: the file may grow, or be a pipe.
-  text.data = std::make_unique_for_overwrite<char[]>(capacity + 1);
-  for (;;) {
-    if (text.size == capacity + 1) {
-      capacity = 2 * capacity + 4096;
-      auto bigger = std::make_unique_for_overwrite<char[]>(capacity + 1);
-      std::memcpy(bigger.get(), text.data.get(), text.size);
-      text.data = std::move(bigger);
-    }
-    const ssize_t got = ::read(fd, text.data.get() + text.size, capacity + 1 - text.size);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      ::close(fd);
-      throw Error(ErrorCode::io, "cannot read model file", std::move(c));
-    }
-    if (got == 0) break;
-    text.size += static_cast<std::size_t>(got);
-  }
-  ::close(fd);
-  return text;
-}
-
-/// Reads the graph from `xml` (with `read`) and finishes the model.
+/// Reads the graph with `read` and finishes the model; running out of memory is an Error.
 template <class Read>
 Model load_graph(const std::string& file, const LoadOptions& options, Read&& read) {
   Diagnostics diagnostics;
@@ -218,7 +174,7 @@ Model load_graph(const std::string& file, const LoadOptions& options, Read&& rea
 Model::Model(std::shared_ptr<const detail::ModelImpl> impl) : impl_(std::move(impl)) {}
 
 Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) {
-  TextFile text = read_text_file(xml);
+  XmlText text = XmlText::read_file(xml);
   Weights weights;
   if (!options.weights.empty()) {
     weights = map_weights(options.weights);
@@ -233,8 +189,8 @@ Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) 
   }
   const std::string file = xml.string();
   return load_graph(file, options, [&](Diagnostics& diagnostics) {
-    Graph graph = read_ir_in_place({text.data.get(), text.size}, file, weights, diagnostics);
-    text.data.reset();  // the graph holds copies of everything it needs
+    Graph graph = read_ir_in_place(text, file, weights, diagnostics);
+    text = XmlText();  // the graph holds copies of everything it needs
     return graph;
   });
 }

@@ -11,8 +11,13 @@
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <pugixml.hpp>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "loader/attributes.hpp"
 #include "ops/constant.hpp"
@@ -27,10 +32,24 @@ constexpr std::size_t kNone = SIZE_MAX;
 constexpr std::size_t kFewPorts = 16;
 
 /// An id or port number: an unsigned decimal that fits int64.
-std::optional<std::int64_t> parse_id(std::string_view text) {
-  const auto v = parse_uint64(text);
-  if (!v || *v > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
-  return static_cast<std::int64_t>(*v);
+std::optional<std::int64_t> parse_id(const char* text) {
+  // Up to 18 digits cannot overflow: the common case, without the general parser.
+  std::int64_t v = 0;
+  std::size_t n = 0;
+  for (; n < 18 && text[n] >= '0' && text[n] <= '9'; ++n) v = 10 * v + (text[n] - '0');
+  if (n > 0 && text[n] == '\0') return v;
+  const auto u = parse_uint64(text);
+  if (!u || *u > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+  return static_cast<std::int64_t>(*u);
+}
+
+/// A <dim>'s text as parse_int64 reads it, plain digits without the general parser.
+std::optional<std::int64_t> parse_dim(const char* text) {
+  std::int64_t v = 0;
+  std::size_t n = 0;
+  for (; n < 18 && text[n] >= '0' && text[n] <= '9'; ++n) v = 10 * v + (text[n] - '0');
+  if (n > 0 && text[n] == '\0') return v;
+  return parse_int64(text);
 }
 
 /// Splits a `names` attribute: commas separate, `\,` escapes a comma, blanks around each name
@@ -62,6 +81,25 @@ std::vector<std::string> split_names(std::string_view text) {
   return names;
 }
 
+/// Whether `name` (a pugixml name, never null) is `literal`. Inlined, unlike strcmp, and it
+/// reads no further than the first difference.
+template <std::size_t N, std::size_t... I>
+bool named(const char* name, const char (&literal)[N], std::index_sequence<I...>) {
+  return ((name[I] == literal[I]) && ...);  // unrolled; && stops at the first difference
+}
+template <std::size_t N>
+bool named(const char* name, const char (&literal)[N]) {
+  return named(name, literal, std::make_index_sequence<N>());
+}
+
+/// Number of bits set. std::popcount is a library call on baseline x86-64.
+inline int count_ones(std::uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
+
 /// Line and column of a byte offset. pugixml reports offsets, and parsing in place overwrites
 /// some of the text (a newline right after a name becomes its terminator), so the newlines are
 /// noted beforehand: one bit per byte, and per block of 512 bytes the lines before it.
@@ -71,22 +109,15 @@ class LineIndex {
   explicit LineIndex(std::string_view text) {
     const std::size_t words = text.size() / 64 + 1;  // one more: an offset may be text.size()
     bits_.assign(words, 0);
-    const char* p = text.data();
-    const std::size_t whole = text.size() / 8;
-    for (std::size_t i = 0; i < whole; ++i) {
-      std::uint64_t x;
-      std::memcpy(&x, p + 8 * i, 8);
-      bits_[i / 8] |= newline_mask(x) << (8 * (i % 8));
-    }
-    for (std::size_t i = whole * 8; i < text.size(); ++i)
-      if (p[i] == '\n') bits_[i / 64] |= std::uint64_t{1} << (i % 64);
+    const std::size_t whole = text.size() / 64;
+    for (std::size_t w = 0; w < whole; ++w) bits_[w] = newlines(text.data() + 64 * w);
+    for (std::size_t i = whole * 64; i < text.size(); ++i)
+      if (text[i] == '\n') bits_[whole] |= std::uint64_t{1} << (i % 64);
     blocks_.resize((words + kBlockWords - 1) / kBlockWords);
     Block current;
     for (std::size_t w = 0; w < words; ++w) {
       if (w % kBlockWords == 0) blocks_[w / kBlockWords] = current;
-      if (bits_[w] == 0) continue;
-      current.lines += static_cast<std::uint64_t>(std::popcount(bits_[w]));
-      current.line_start = 64 * w + static_cast<std::uint64_t>(std::bit_width(bits_[w]));
+      advance(current, w, bits_[w]);
     }
   }
 
@@ -95,14 +126,10 @@ class LineIndex {
     if (word >= bits_.size()) return {};
     const std::size_t first = word - word % kBlockWords;
     Block b = blocks_[first / kBlockWords];
-    for (std::size_t w = first; w <= word; ++w) {
-      std::uint64_t bits = bits_[w];
-      if (w == word) bits &= (std::uint64_t{1} << (offset % 64)) - 1;
-      if (bits == 0) continue;
-      b.lines += static_cast<std::uint64_t>(std::popcount(bits));
-      b.line_start = 64 * w + static_cast<std::uint64_t>(std::bit_width(bits));
-    }
-    return {static_cast<std::int64_t>(b.lines + 1), static_cast<std::int64_t>(offset - b.line_start + 1)};
+    for (std::size_t w = first; w < word; ++w) advance(b, w, bits_[w]);
+    advance(b, word, bits_[word] & ((std::uint64_t{1} << (offset % 64)) - 1));
+    return {static_cast<std::int64_t>(b.lines + 1),
+            static_cast<std::int64_t>(offset - b.line_start + 1)};
   }
 
  private:
@@ -112,20 +139,40 @@ class LineIndex {
     std::uint64_t line_start = 0;  ///< offset of the line the block starts in
   };
 
-  /// Bit k of the result: byte k of `x` (in memory order) is a newline.
-  static std::uint64_t newline_mask(std::uint64_t x) {
-    if constexpr (std::endian::native == std::endian::big) x = byteswap(x);
-    constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
-    const std::uint64_t t = x ^ 0x0a0a0a0a0a0a0a0aull;  // newline bytes become zero
-    // The top bit of each byte is set exactly where the byte is zero (no carries across bytes).
-    const std::uint64_t zero = ~(((t & low7) + low7) | t | low7);
-    // Gather the eight top bits into the top byte: the products land on distinct bits.
-    return ((zero >> 7) * 0x0102040810204080ull) >> 56;
+  /// Moves `b` past word `w` of the bitmap, whose bits are `bits`.
+  static void advance(Block& b, std::size_t w, std::uint64_t bits) {
+    if (bits == 0) return;
+    b.lines += static_cast<std::uint64_t>(count_ones(bits));
+    b.line_start = 64 * w + static_cast<std::uint64_t>(std::bit_width(bits));
   }
-  static std::uint64_t byteswap(std::uint64_t x) {
-    std::uint64_t r = 0;
-    for (int i = 0; i < 8; ++i) r = (r << 8) | ((x >> (8 * i)) & 0xff);
-    return r;
+
+  /// Bit k: p[k] is a newline, for 64 bytes.
+  static std::uint64_t newlines(const char* p) {
+#if defined(__SSE2__)
+    const __m128i newline = _mm_set1_epi8('\n');
+    std::uint64_t word = 0;
+    for (int k = 0; k < 4; ++k) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)));
+      word |= std::uint64_t{mask} << (16 * k);
+    }
+    return word;
+#else
+    typedef signed char Bytes __attribute__((vector_size(16)));
+    // Each byte's own bit within its half; the sum of a half's bytes is then its mask.
+    const Bytes weights = {1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128};
+    std::uint64_t word = 0;
+    for (int k = 0; k < 4; ++k) {
+      Bytes v;
+      std::memcpy(&v, p + 16 * k, 16);
+      const Bytes hits = (v == '\n') & weights;
+      std::uint64_t half[2];
+      std::memcpy(half, &hits, 16);
+      for (int h = 0; h < 2; ++h)
+        word |= ((half[h] * 0x0101010101010101ull) >> 56) << (16 * k + 8 * h);
+    }
+    return word;
+#endif
   }
 
   std::vector<std::uint64_t> bits_;
@@ -190,10 +237,12 @@ class Reader {
         doc_.load_buffer(xml.data(), xml.size(), kIrParseOptions, pugi::encoding_utf8));
   }
 
-  Graph read_in_place(std::span<char> xml) {
-    lines_ = LineIndex(std::string_view(xml.data(), xml.size()));
+  Graph read_in_place(XmlText& xml) {
+    const std::span<char> bytes = xml.bytes();
+    lines_ = LineIndex(std::string_view(bytes.data(), bytes.size()));
+    text_ = &xml;
     return read_document(
-        doc_.load_buffer_inplace(xml.data(), xml.size(), kIrParseOptions, pugi::encoding_utf8));
+        doc_.load_buffer_inplace(bytes.data(), bytes.size(), kIrParseOptions, pugi::encoding_utf8));
   }
 
  private:
@@ -204,6 +253,8 @@ class Reader {
                   at_offset(parsed.offset));
     }
     read_root();
+    // Found now: the text of what comes before it is released while the layers are read.
+    edges_ = root_.child("edges");
     read_layers();
     read_edges();
     // Everything the graph needs has been copied out of the document.
@@ -215,6 +266,13 @@ class Reader {
     mark_live();
     attach_constants();
     return std::move(graph_);
+  }
+
+  /// Releases the text before element `n`: what the reader takes from the document it takes in
+  /// document order, and copies.
+  void release_before(const pugi::xml_node& n) {
+    const std::ptrdiff_t offset = n.offset_debug();
+    if (text_ && offset > 0) text_->release_before(static_cast<std::size_t>(offset - 1));
   }
 
   ErrorContext at_offset(std::ptrdiff_t offset) const {
@@ -271,11 +329,15 @@ class Reader {
     const pugi::xml_node layers = root_.child("layers");
     if (!layers) throw Error(ErrorCode::format, "<net> has no <layers>", at(root_));
     std::size_t count = 0;
-    for (pugi::xml_node layer = layers.child("layer"); layer; layer = layer.next_sibling("layer"))
-      ++count;
+    for (pugi::xml_node n = layers.first_child(); n; n = n.next_sibling())
+      count += named(n.name(), "layer");
     graph_.nodes.reserve(count);
     ids_.reserve(count);
-    for (const pugi::xml_node layer : layers.children("layer")) read_layer(layer);
+    for (pugi::xml_node n = layers.first_child(); n; n = n.next_sibling()) {
+      if (!named(n.name(), "layer")) continue;
+      release_before(n);
+      read_layer(n);
+    }
     if (graph_.results.empty() && !graph_.nodes.empty())
       fail(ErrorCode::graph, "the model has no Result layer, so nothing would be computed",
            at(layers));
@@ -292,12 +354,26 @@ class Reader {
     static constexpr const char* kMandatory[] = {"id", "name", "type", "version"};
     const char* text[4] = {};
     for (pugi::xml_attribute a = layer.first_attribute(); a; a = a.next_attribute()) {
-      for (int k = 0; k < 4; ++k) {
-        if (!text[k] && std::strcmp(a.name(), kMandatory[k]) == 0) {
-          text[k] = a.value();
+      const char* name = a.name();
+      // The first letter tells which it can be; one comparison checks it.
+      int k = -1;
+      switch (name[0]) {
+        case 'i':
+          k = named(name, "id") ? 0 : -1;
           break;
-        }
+        case 'n':
+          k = named(name, "name") ? 1 : -1;
+          break;
+        case 't':
+          k = named(name, "type") ? 2 : -1;
+          break;
+        case 'v':
+          k = named(name, "version") ? 3 : -1;
+          break;
+        default:
+          break;
       }
+      if (k >= 0 && !text[k]) text[k] = a.value();
     }
     for (int k = 0; k < 4; ++k) {
       if (!text[k]) {
@@ -337,9 +413,19 @@ class Reader {
     LayerParts parts;
     for (pugi::xml_node child = layer.first_child(); child; child = child.next_sibling()) {
       const char* name = child.name();
-      if (!parts.data && std::strcmp(name, "data") == 0) parts.data = child;
-      if (!parts.input && std::strcmp(name, "input") == 0) parts.input = child;
-      if (!parts.output && std::strcmp(name, "output") == 0) parts.output = child;
+      switch (name[0]) {
+        case 'd':
+          if (!parts.data && named(name, "data")) parts.data = child;
+          break;
+        case 'i':
+          if (!parts.input && named(name, "input")) parts.input = child;
+          break;
+        case 'o':
+          if (!parts.output && named(name, "output")) parts.output = child;
+          break;
+        default:
+          break;
+      }
     }
     read_ports(node, layer, parts);
     if (node.def) create_op(node, layer, parts.data);
@@ -358,27 +444,62 @@ class Reader {
     return def;
   }
 
-  static std::size_t count_ports(const pugi::xml_node& parent) {
-    std::size_t n = 0;
-    for (pugi::xml_node p = parent.child("port"); p; p = p.next_sibling("port")) ++n;
-    return n;
+  /// The attributes of a <port> the reader uses (the first of each name).
+  struct PortAttributes {
+    const char* id = "";
+    pugi::xml_attribute precision;
+    const char* names = "";
+  };
+
+  static PortAttributes port_attributes(const pugi::xml_node& port) {
+    PortAttributes p;
+    bool id = false, names = false;
+    for (pugi::xml_attribute a = port.first_attribute(); a; a = a.next_attribute()) {
+      const char* name = a.name();
+      switch (name[0]) {
+        case 'i':
+          if (!id && named(name, "id")) {
+            p.id = a.value();
+            id = true;
+          }
+          break;
+        case 'p':
+          if (!p.precision && named(name, "precision")) p.precision = a;
+          break;
+        case 'n':
+          if (!names && named(name, "names")) {
+            p.names = a.value();
+            names = true;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    return p;
   }
 
   void read_ports(Node& node, const pugi::xml_node& layer, const LayerParts& parts) {
+    // The ports are gathered in scratch vectors first, so that the node's own take one
+    // allocation of the right size each.
     port_ids_.clear();
-    node.inputs.reserve(count_ports(parts.input));
-    for (const pugi::xml_node port : parts.input.children("port")) {
-      const auto id = port_id(node, port, "input");
-      if (id) node.inputs.push_back({*id});
+    inputs_.clear();
+    for (pugi::xml_node port = parts.input.first_child(); port; port = port.next_sibling()) {
+      if (!named(port.name(), "port")) continue;
+      const auto id = port_id(node, port, port_attributes(port).id, "input");
+      if (id) inputs_.push_back({*id});
     }
-    node.outputs.reserve(count_ports(parts.output));
-    for (const pugi::xml_node port : parts.output.children("port")) {
-      const auto id = port_id(node, port, "output");
+    node.inputs.assign(inputs_.begin(), inputs_.end());
+    outputs_.clear();
+    for (pugi::xml_node port = parts.output.first_child(); port; port = port.next_sibling()) {
+      if (!named(port.name(), "port")) continue;
+      const PortAttributes attributes = port_attributes(port);
+      const auto id = port_id(node, port, attributes.id, "output");
       if (!id) continue;
-      OutputPort& out = node.outputs.emplace_back();
+      OutputPort& out = outputs_.emplace_back();
       out.id = *id;
-      out.names = split_names(port.attribute("names").value());
-      const pugi::xml_attribute precision = port.attribute("precision");
+      out.names = split_names(attributes.names);
+      const pugi::xml_attribute precision = attributes.precision;
       const auto port_context = [&] {
         ErrorContext pc = at_layer(node, port);
         pc.port_kind = ErrorContext::PortKind::output;
@@ -387,18 +508,19 @@ class Reader {
       };
       if (!precision) {
         fail(ErrorCode::format, "output port has no precision attribute", port_context());
-      } else if (auto t = parse_element_type(precision.value())) {
+      } else if (auto t = precision_type(precision.value())) {
         out.declared_type = *t;
       } else {
         fail(ErrorCode::format, fmt::format("unknown precision '{}'", precision.value()),
              port_context());
       }
       dims_.clear();
-      for (const pugi::xml_node dim : port.children("dim")) {
-        const auto d = parse_int64(dim.text().get());
+      for (pugi::xml_node dim = port.first_child(); dim; dim = dim.next_sibling()) {
+        if (!named(dim.name(), "dim")) continue;
+        const char* text = dim.text().get();
+        const auto d = parse_dim(text);
         if (!d || *d < -1) {
-          fail(ErrorCode::format,
-               fmt::format("dimension '{}' must be an integer >= -1", dim.text().get()),
+          fail(ErrorCode::format, fmt::format("dimension '{}' must be an integer >= -1", text),
                port_context());
           break;
         }
@@ -406,6 +528,8 @@ class Reader {
       }
       out.declared_dims.assign(dims_.begin(), dims_.end());
     }
+    node.outputs.assign(std::make_move_iterator(outputs_.begin()),
+                        std::make_move_iterator(outputs_.end()));
     if (!node.def) return;
     const auto n_in = static_cast<int>(node.inputs.size());
     if (n_in < node.def->min_inputs || n_in > node.def->max_inputs) {
@@ -429,10 +553,18 @@ class Reader {
     }
   }
 
+  /// parse_element_type, remembering the last precision: ports repeat a few.
+  std::optional<ElementType> precision_type(const char* text) {
+    if (last_precision_ != text) {
+      last_precision_ = text;
+      last_precision_type_ = parse_element_type(text);
+    }
+    return last_precision_type_;
+  }
+
   /// The id of a <port>: an unsigned integer not used by another port of the layer.
   std::optional<std::int64_t> port_id(const Node& node, const pugi::xml_node& port,
-                                      std::string_view direction) {
-    const char* text = port.attribute("id").value();
+                                      const char* text, std::string_view direction) {
     const auto id = parse_id(text);
     if (!id) {
       fail(ErrorCode::format,
@@ -453,13 +585,37 @@ class Reader {
            at_layer(node, layer));
       return;
     }
+    // Ops are immutable: a layer with the same op and <data> as the last one of its op shares
+    // that one's, as the layers of a repeated block do.
+    LastOp* last = nullptr;
+    for (LastOp& l : last_ops_)
+      if (l.def == node.def) last = &l;
+    if (!last) last = &last_ops_.emplace_back(LastOp{node.def, {}, nullptr});
+    if (last->op && same_attributes(data, last->attributes.items())) {
+      node.op = last->op;
+      return;
+    }
     attributes_.clear();
-    for (const pugi::xml_attribute a : data.attributes()) attributes_.add(a.name(), a.value());
+    for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute())
+      attributes_.add(a.name(), a.value());
     try {
       node.op = node.def->create(attributes_);
     } catch (const Error& e) {
       fail(e.code(), e.message(), at_layer(node, data ? data : layer));
+      return;
     }
+    std::swap(last->attributes, attributes_);
+    last->op = node.op;
+  }
+
+  /// Whether the attributes of `data` are `items`, in the same order.
+  static bool same_attributes(const pugi::xml_node& data,
+                              const std::vector<std::pair<std::string, std::string>>& items) {
+    std::size_t k = 0;
+    for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute(), ++k)
+      if (k == items.size() || items[k].first != a.name() || items[k].second != a.value())
+        return false;
+    return k == items.size();
   }
 
   /// The context of an <edge>: its own line, and the layer it names when that exists.
@@ -470,15 +626,18 @@ class Reader {
 
   void read_edges() {
     static constexpr const char* kNames[4] = {"from-layer", "from-port", "to-layer", "to-port"};
-    for (const pugi::xml_node edge : root_.child("edges").children("edge")) {
+    for (pugi::xml_node edge = edges_.first_child(); edge; edge = edge.next_sibling()) {
+      if (!named(edge.name(), "edge")) continue;
+      release_before(edge);
       const char* text[4] = {};
       for (pugi::xml_attribute a = edge.first_attribute(); a; a = a.next_attribute()) {
-        for (int k = 0; k < 4; ++k) {
-          if (!text[k] && std::strcmp(a.name(), kNames[k]) == 0) {
-            text[k] = a.value();
-            break;
-          }
-        }
+        const char* name = a.name();
+        int k = -1;
+        if (name[0] == 'f')
+          k = named(name, "from-layer") ? 0 : named(name, "from-port") ? 1 : -1;
+        else if (name[0] == 't')
+          k = named(name, "to-layer") ? 2 : named(name, "to-port") ? 3 : -1;
+        if (k >= 0 && !text[k]) text[k] = a.value();
       }
       std::int64_t v[4];
       bool ok = true;
@@ -517,8 +676,10 @@ class Reader {
     auto& map = it->second;
     if (fresh) {
       map.reserve(node.inputs.size() + node.outputs.size());
-      for (std::size_t k = 0; k < node.inputs.size(); ++k) map.emplace(node.inputs[k].id, PortRef{false, k});
-      for (std::size_t k = 0; k < node.outputs.size(); ++k) map.emplace(node.outputs[k].id, PortRef{true, k});
+      for (std::size_t k = 0; k < node.inputs.size(); ++k)
+        map.emplace(node.inputs[k].id, PortRef{false, k});
+      for (std::size_t k = 0; k < node.outputs.size(); ++k)
+        map.emplace(node.outputs[k].id, PortRef{true, k});
     }
     const auto found = map.find(id);
     return found == map.end() ? PortRef{} : found->second;
@@ -766,18 +927,29 @@ class Reader {
     std::string type, opset;
     const OpDef* def;
   };
+  struct LastOp {
+    const OpDef* def;
+    Attributes attributes;
+    std::shared_ptr<const Op> op;
+  };
 
   const Weights& weights_;
   Diagnostics& diag_;
+  XmlText* text_ = nullptr;  ///< the text parsed in place, released as it is read
   LineIndex lines_;
   pugi::xml_document doc_;
-  pugi::xml_node root_;
+  pugi::xml_node root_, edges_;
   Graph graph_;
   IdIndex ids_;
   std::vector<Resolved> resolved_;
+  std::vector<LastOp> last_ops_;  ///< one per op in use
   // Scratch space reused from layer to layer.
   PortIdSet port_ids_;
   std::vector<std::int64_t> dims_;
+  std::string last_precision_;
+  std::optional<ElementType> last_precision_type_;
+  std::vector<InputPort> inputs_;
+  std::vector<OutputPort> outputs_;
   Attributes attributes_;
   /// Port lookup for the nodes with many ports, built when an edge first needs it.
   std::unordered_map<std::size_t, std::unordered_map<std::int64_t, PortRef>> port_maps_;
@@ -790,7 +962,7 @@ Graph read_ir(std::string_view xml, const std::string& file, const Weights& weig
   return Reader(file, weights, diagnostics).read(xml);
 }
 
-Graph read_ir_in_place(std::span<char> xml, const std::string& file, const Weights& weights,
+Graph read_ir_in_place(XmlText& xml, const std::string& file, const Weights& weights,
                        Diagnostics& diagnostics) {
   return Reader(file, weights, diagnostics).read_in_place(xml);
 }

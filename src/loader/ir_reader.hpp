@@ -1,7 +1,6 @@
 #pragma once
 // OpenVINO IR v10/v11 XML → Graph: layers, ports, edges, topological order, Const data.
 
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -9,6 +8,7 @@
 
 #include "graph/graph.hpp"
 #include "loader/weights.hpp"
+#include "loader/xml_text.hpp"
 
 namespace irlite {
 
@@ -22,9 +22,9 @@ inline constexpr unsigned kIrParseOptions = pugi::parse_default;
 Graph read_ir(std::string_view xml, const std::string& file, const Weights& weights,
               Diagnostics& diagnostics);
 
-/// The same, parsing `xml` in place instead of copying it: the text is overwritten and may be
-/// freed once this returns.
-Graph read_ir_in_place(std::span<char> xml, const std::string& file, const Weights& weights,
+/// The same, parsing `xml` in place instead of copying it: the text is overwritten, released
+/// as it is read, and of no use afterwards.
+Graph read_ir_in_place(XmlText& xml, const std::string& file, const Weights& weights,
                        Diagnostics& diagnostics);
 
 }  // namespace irlite

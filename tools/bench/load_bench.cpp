@@ -21,11 +21,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <pugixml.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <pugixml.hpp>
 
 #include "api/model_impl.hpp"
 #include "irlite/irlite.hpp"
@@ -151,21 +150,26 @@ void generate(std::string_view shape, long n, const std::string& path) {
   w("\t</edges>\n\t<rt_info/>\n</net>\n");
 }
 
-long peak_rss_kib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
+/// The process's peak RSS in KiB and its CPU time (user and system) in seconds.
+std::pair<long, double> resource_usage() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
+  return {u.ru_maxrss, seconds(u.ru_utime) + seconds(u.ru_stime)};
 }
 
-/// One run in this process; prints its time (not counting the destruction of what it loaded)
-/// and the process's peak RSS.
+/// One run in this process; prints its wall-clock time (not counting the destruction of what it
+/// loaded), the process's CPU time (start-up included) and peak RSS, and the layer count.
 int run_once(std::string_view mode, const char* path) {
   const auto start = Clock::now();
   std::size_t count = 0;
   pugi::xml_document doc;
   std::optional<irlite::Model> model;
   if (mode == "parse") {
-    const pugi::xml_parse_result parsed = doc.load_file(path, irlite::kIrParseOptions, pugi::encoding_utf8);
+    const pugi::xml_parse_result parsed =
+        doc.load_file(path, irlite::kIrParseOptions, pugi::encoding_utf8);
     if (!parsed) {
       std::fprintf(stderr, "%s: %s\n", path, parsed.description());
       return 1;
@@ -179,7 +183,8 @@ int run_once(std::string_view mode, const char* path) {
     count = model->impl().graph.nodes.size();
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("%.6f %ld %zu\n", seconds, peak_rss_kib(), count);
+  const auto [rss, cpu] = resource_usage();
+  std::printf("%.6f %.6f %ld %zu\n", seconds, cpu, rss, count);
   std::fflush(stdout);
   // The process ends without freeing them: that is not part of loading.
   std::_Exit(0);
@@ -187,6 +192,7 @@ int run_once(std::string_view mode, const char* path) {
 
 struct Sample {
   double seconds = 0;
+  double cpu = 0;
   long rss_kib = 0;
 };
 
@@ -213,7 +219,7 @@ Sample run_child(const char* self, const char* mode, const char* path) {
   waitpid(pid, &status, 0);
   Sample s;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(buffer, "%lf %ld", &s.seconds, &s.rss_kib) != 2) {
+      std::sscanf(buffer, "%lf %lf %ld", &s.seconds, &s.cpu, &s.rss_kib) != 3) {
     std::fprintf(stderr, "%s %s failed\n", mode, path);
     std::exit(1);
   }
@@ -236,7 +242,8 @@ int main(int argc, char** argv) {
     generate(args[1], n, argv[4]);
     return 0;
   }
-  if (args.size() == 2 && (args[0] == "parse" || args[0] == "load")) return run_once(args[0], argv[2]);
+  if (args.size() == 2 && (args[0] == "parse" || args[0] == "load"))
+    return run_once(args[0], argv[2]);
   int reps = 7;
   std::size_t at = 0;
   if (args.size() == 3 && args[0] == "--reps") {
@@ -254,21 +261,17 @@ int main(int argc, char** argv) {
     parse.push_back(run_child(self.data(), "parse", path));
     load.push_back(run_child(self.data(), "load", path));
   }
-  const auto seconds = [](const std::vector<Sample>& v) {
-    std::vector<double> s;
-    for (const Sample& x : v) s.push_back(x.seconds);
-    return median(s);
+  const auto med = [](const std::vector<Sample>& v, auto field) {
+    std::vector<double> x;
+    for (const Sample& s : v) x.push_back(static_cast<double>(s.*field));
+    return median(x);
   };
-  const auto rss = [](const std::vector<Sample>& v) {
-    std::vector<long> s;
-    for (const Sample& x : v) s.push_back(x.rss_kib);
-    return median(s);
-  };
-  const double tp = seconds(parse), tl = seconds(load);
-  const double mp = static_cast<double>(rss(parse)) / 1024, ml = static_cast<double>(rss(load)) / 1024;
-  fmt::print("median of {} runs each\n", reps);
-  fmt::print("bare parse   {:8.3f} s  {:8.1f} MiB peak RSS\n", tp, mp);
-  fmt::print("Model::load  {:8.3f} s  {:8.1f} MiB peak RSS\n", tl, ml);
-  fmt::print("ratio        {:8.2f}x   {:8.2f}x\n", tl / tp, ml / mp);
+  const double tp = med(parse, &Sample::seconds), tl = med(load, &Sample::seconds);
+  const double cp = med(parse, &Sample::cpu), cl = med(load, &Sample::cpu);
+  const double mp = med(parse, &Sample::rss_kib) / 1024, ml = med(load, &Sample::rss_kib) / 1024;
+  fmt::print("median of {} runs each    wall        CPU    peak RSS\n", reps);
+  fmt::print("bare parse            {:8.3f} s {:8.3f} s {:8.1f} MiB\n", tp, cp, mp);
+  fmt::print("Model::load           {:8.3f} s {:8.3f} s {:8.1f} MiB\n", tl, cl, ml);
+  fmt::print("ratio                 {:8.2f}x  {:8.2f}x  {:8.2f}x\n", tl / tp, cl / cp, ml / mp);
   return 0;
 }
