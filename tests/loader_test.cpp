@@ -609,12 +609,14 @@ TEST_CASE("a file parsed in place keeps exact lines and columns, also after a ne
     layers += "<layer\nid=\"" + std::to_string(i) + "\" name=\"p" + std::to_string(i) +
               "\"\ntype=\"Parameter\" version=\"opset1\"><data shape=\"1\" element_type=\"f32\"/>"
               "<output><port id=\"0\" precision=\"FP32\"/></output></layer>\n";
-  layers += "<layer id=\"7\" name=\"again\" type=\"Result\" version=\"opset1\">"
-            "<input><port id=\"0\"/></input></layer>\n";
+  layers +=
+      "<layer id=\"7\" name=\"again\" type=\"Result\" version=\"opset1\">"
+      "<input><port id=\"0\"/></input></layer>\n";
   const std::string xml = net(layers, edge(0, 0, 7, 0));
   std::ofstream(dir / "lines.xml", std::ios::binary) << xml;
   const auto line_of = [&](std::size_t offset) {
-    return std::to_string(1 + std::count(xml.begin(), xml.begin() + static_cast<long>(offset), '\n'));
+    return std::to_string(1 +
+                          std::count(xml.begin(), xml.begin() + static_cast<long>(offset), '\n'));
   };
   const std::string expected =
       (dir / "lines.xml").string() + ":" + line_of(xml.rfind("<layer id=\"7\"")) +
