@@ -21,10 +21,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <pugixml.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <pugixml.hpp>
 
 #include "api/model_impl.hpp"
 #include "irlite/irlite.hpp"
