@@ -226,13 +226,17 @@ std::optional<std::size_t> Model::find_input(std::string_view name) const {
 namespace detail {
 
 std::optional<std::size_t> ModelImpl::find_input(std::string_view name) const {
-  // A Parameter's layer name wins over another Parameter's tensor name.
-  for (std::size_t p = 0; p < inputs.size(); ++p)
-    if (inputs[p].name == name) return p;
-  for (std::size_t p = 0; p < inputs.size(); ++p)
-    for (const std::string& tensor : inputs[p].tensor_names)
-      if (tensor == name) return p;
-  return std::nullopt;
+  std::call_once(input_index_once, [&] {
+    // A Parameter's layer name wins over another Parameter's tensor name, and among tensor
+    // names the first input's: what is already there stays.
+    input_index.reserve(inputs.size());
+    for (std::size_t p = 0; p < inputs.size(); ++p) input_index.emplace(inputs[p].name, p);
+    for (std::size_t p = 0; p < inputs.size(); ++p)
+      for (const std::string& tensor : inputs[p].tensor_names) input_index.emplace(tensor, p);
+  });
+  const auto it = input_index.find(name);
+  if (it == input_index.end()) return std::nullopt;
+  return it->second;
 }
 
 std::string ModelImpl::input_names() const {

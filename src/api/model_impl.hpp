@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "exec/executor.hpp"
@@ -26,6 +27,10 @@ struct ModelImpl {
   bool dynamic = false;
   /// A Const has no data (a keep_going load without its weights): the model cannot run.
   bool weights_missing = false;
+
+  /// find_input's table: each layer and tensor name to its input, built on first use.
+  mutable std::once_flag input_index_once;
+  mutable std::unordered_map<std::string_view, std::size_t> input_index;
 
   std::optional<std::size_t> find_input(std::string_view name) const;
   /// "x, y" for messages.
