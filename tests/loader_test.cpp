@@ -637,3 +637,46 @@ TEST_CASE("a file parsed in place keeps exact lines and columns, also after a ne
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a large file with its <edges> before its <layers> loads the same") {
+  // A Parameter, a chain of ReduceMax with one shared Const axes, a Result: several megabytes,
+  // so that text is given back while the layers are read, but not the edges' text before them.
+  constexpr int n = 10000;
+  std::string layers = parameter(0, "x", "f32", "2,3") +
+                       "<layer id=\"1\" name=\"axes\" type=\"Const\" version=\"opset1\"><data "
+                       "element_type=\"i64\" shape=\"0\" offset=\"0\" size=\"0\"/><output><port "
+                       "id=\"0\" precision=\"I64\"><dim>0</dim></port></output></layer>\n";
+  std::string edges;
+  for (int i = 2; i < n + 2; ++i) {
+    layers += "<layer id=\"" + std::to_string(i) + "\" name=\"reduce" + std::to_string(i) +
+              "\" type=\"ReduceMax\" version=\"opset1\"><data keep_dims=\"false\"/><input>"
+              "<port id=\"0\" precision=\"FP32\"><dim>2</dim><dim>3</dim></port><port id=\"1\" "
+              "precision=\"I64\"><dim>0</dim></port></input><output><port id=\"2\" "
+              "precision=\"FP32\" names=\"t" +
+              std::to_string(i) + "\"><dim>2</dim><dim>3</dim></port></output></layer>\n";
+    edges += edge(i == 2 ? 0 : i - 1, i == 2 ? 0 : 2, i, 0) + edge(1, 0, i, 1);
+  }
+  layers += result(n + 2, "y");
+  edges += edge(n + 1, 2, n + 2, 0);
+  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_order";
+  std::filesystem::create_directories(dir);
+  for (const bool edges_first : {false, true}) {
+    CAPTURE(edges_first);
+    const std::string sections =
+        edges_first ? "<edges>\n" + edges + "</edges>\n<layers>\n" + layers + "</layers>\n"
+                    : "<layers>\n" + layers + "</layers>\n<edges>\n" + edges + "</edges>\n";
+    std::ofstream(dir / "chain.xml", std::ios::binary)
+        << "<?xml version=\"1.0\"?>\n<net name=\"chain\" version=\"11\">\n"
+        << sections << "</net>\n";
+    const Model m = Model::load(dir / "chain.xml");
+    CHECK(m.warnings().empty());
+    REQUIRE(m.outputs().size() == 1);
+    CHECK(m.outputs()[0].name == "t" + std::to_string(n + 1));
+    CHECK(to_string(m.outputs()[0].shape) == "[2,3]");
+    CHECK(m.layers().size() == n + 3);
+    float x[6] = {1, 2, 3, 4, 5, 6};
+    const auto out = Session(m).run({{"x", Tensor::view(ElementType::f32, {2, 3}, x)}});
+    CHECK(out.at("t" + std::to_string(n + 1)).values<float>()[5] == 6);
+  }
+  std::filesystem::remove_all(dir);
+}

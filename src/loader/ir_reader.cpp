@@ -333,9 +333,11 @@ class Reader {
       count += named(n.name(), "layer");
     graph_.nodes.reserve(count);
     ids_.reserve(count);
+    // The text before a layer is done with, unless the <edges> are in it.
+    const bool release = !edges_ || edges_.offset_debug() > layers.offset_debug();
     for (pugi::xml_node n = layers.first_child(); n; n = n.next_sibling()) {
       if (!named(n.name(), "layer")) continue;
-      release_before(n);
+      if (release) release_before(n);
       read_layer(n);
     }
     if (graph_.results.empty() && !graph_.nodes.empty())
