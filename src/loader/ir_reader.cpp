@@ -253,7 +253,7 @@ class Reader {
                   at_offset(parsed.offset));
     }
     read_root();
-    // Found now: the text of what comes before it is released while the layers are read.
+    // Looked up first: reading the layers may give back the text of <net>'s earlier children.
     edges_ = root_.child("edges");
     read_layers();
     read_edges();
