@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -518,4 +519,164 @@ TEST_CASE("opset names are opset followed by plain digits") {
 TEST_CASE("a directory is not a model file") {
   CHECK_THROWS_WITH_AS(Model::load(std::filesystem::temp_directory_path()),
                        doctest::Contains("is a directory, not a model file"), Error);
+}
+
+namespace {
+
+/// `n` Parameters (named `x`, or `x0`, `x1`... when `distinct`) feeding one Concat, a layer
+/// irlite lacks, with `n` input ports; `n` Results named `out` read its output (tensor `y`).
+std::string wide_model(int n, bool distinct) {
+  std::string layers, edges;
+  for (int i = 0; i < n; ++i)
+    layers += parameter(i, distinct ? "x" + std::to_string(i) : "x", "f32", "1");
+  layers += "<layer id=\"" + std::to_string(n) +
+            "\" name=\"concat\" type=\"Concat\" version=\"opset1\"><data axis=\"0\"/><input>";
+  for (int i = 0; i < n; ++i) layers += "<port id=\"" + std::to_string(i) + "\"/>";
+  layers += "</input><output><port id=\"" + std::to_string(n) +
+            "\" precision=\"FP32\" names=\"y\"><dim>" + std::to_string(n) +
+            "</dim></port></output></layer>\n";
+  for (int i = 0; i < n; ++i) {
+    layers += result(n + 1 + i, "out");
+    edges += edge(i, 0, n, i) + edge(n, n, n + 1 + i, 0);
+  }
+  return net(layers, edges);
+}
+
+}  // namespace
+
+// Each shape below once took time quadratic (or cubic) in its size; at 10^5 such a load would
+// not finish in any reasonable time, and a linear one takes a fraction of a second (the
+// sanitizers' build, many times slower, loads a fifth of it).
+TEST_CASE("10^5 inputs, outputs and ports of one layer load in linear time") {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr int n = 20000;
+#else
+  constexpr int n = 100000;
+#endif
+  const std::string last = std::to_string(n);
+  LoadOptions keep;
+  keep.keep_going = true;
+  for (const bool distinct : {false, true}) {
+    CAPTURE(distinct);
+    // Concat is not an irlite op: the model loads with that one problem (and, having a problem,
+    // without a run plan).
+    const Model m = Model::load_from_memory(wide_model(n, distinct), {}, keep, "wide.xml");
+    REQUIRE(m.problems().size() == 1);
+    CHECK(std::string(m.problems()[0].what()).find("unsupported op type 'Concat'") !=
+          std::string::npos);
+    REQUIRE(m.inputs().size() == n);
+    REQUIRE(m.outputs().size() == n);
+    CHECK(m.inputs()[0].name == (distinct ? "x0" : "x"));
+    CHECK(m.inputs()[1].name == (distinct ? "x1" : "x_2"));
+    CHECK(m.inputs()[n - 1].name == (distinct ? "x" + std::to_string(n - 1) : "x_" + last));
+    CHECK(m.find_input(distinct ? "x4242" : "x_4243") == 4242);
+    // The first Result takes the tensor name, the second its layer name, the others a suffix.
+    CHECK(m.outputs()[0].name == "y");
+    CHECK(m.outputs()[1].name == "out");
+    CHECK(m.outputs()[2].name == "out_2");
+    CHECK(m.outputs()[n - 1].name == "out_" + std::to_string(n - 1));
+    CHECK(to_string(m.outputs()[0].shape) == "[" + last + "]");
+    CHECK(m.warnings().size() == (distinct ? 0 : n - 1));
+  }
+  // A Result with 10^5 input ports, one of them used twice.
+  std::string ports, edges;
+  for (int i = 0; i < n; ++i) {
+    ports += "<port id=\"" + std::to_string(i) + "\"/>";
+    edges += edge(0, 0, 1, i);
+  }
+  ports += "<port id=\"77\"/>";
+  const Model r = Model::load_from_memory(
+      net(parameter(0, "x", "f32", "1") +
+              "<layer id=\"1\" name=\"r\" type=\"Result\" version=\"opset1\"><input>" + ports +
+              "</input></layer>",
+          edges),
+      {}, keep, "ports.xml");
+  // The layer that is not a valid Result leaves the model without one.
+  REQUIRE(r.problems().size() == 3);
+  CHECK(std::string(r.problems()[0].what()).find("port id 77 is used twice") != std::string::npos);
+  CHECK(std::string(r.problems()[1].what())
+            .find("Result-1 takes 1 input(s), the layer declares " + last) != std::string::npos);
+  CHECK(std::string(r.problems()[2].what()).find("no Result layer") != std::string::npos);
+}
+
+TEST_CASE("a file parsed in place keeps exact lines and columns, also after a newline in a tag") {
+  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_lines";
+  std::filesystem::create_directories(dir);
+  // Parsing in place turns the newline after `<layer` into the name's terminator; the lines
+  // are counted before. Enough layers that the start of the text is given back while reading.
+  std::string layers;
+  for (int i = 0; i < 20000; ++i)
+    layers += "<layer\nid=\"" + std::to_string(i) + "\" name=\"p" + std::to_string(i) +
+              "\"\ntype=\"Parameter\" version=\"opset1\"><data shape=\"1\" element_type=\"f32\"/>"
+              "<output><port id=\"0\" precision=\"FP32\"/></output></layer>\n";
+  layers +=
+      "<layer id=\"7\" name=\"again\" type=\"Result\" version=\"opset1\">"
+      "<input><port id=\"0\"/></input></layer>\n";
+  const std::string xml = net(layers, edge(0, 0, 7, 0));
+  std::ofstream(dir / "lines.xml", std::ios::binary) << xml;
+  const auto line_of = [&](std::size_t offset) {
+    return std::to_string(1 +
+                          std::count(xml.begin(), xml.begin() + static_cast<long>(offset), '\n'));
+  };
+  const std::string expected =
+      (dir / "lines.xml").string() + ":" + line_of(xml.rfind("<layer id=\"7\"")) +
+      ":2: layer 7 'again' (Result-1): duplicate layer id 7: already used by layer 'p7' at line " +
+      line_of(xml.find("<layer\nid=\"7\""));
+  try {
+    Model::load(dir / "lines.xml");
+    FAIL("loaded");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == expected);
+  }
+  // The same text from memory (pugixml parses a copy) says the same.
+  try {
+    Model::load_from_memory(xml, {}, {}, (dir / "lines.xml").string());
+    FAIL("loaded");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == expected);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a large file with its <edges> before its <layers> loads the same") {
+  // A Parameter, a chain of ReduceMax with one shared Const axes, a Result: several megabytes,
+  // so that text is given back while the layers are read, but not the edges' text before them.
+  constexpr int n = 10000;
+  std::string layers = parameter(0, "x", "f32", "2,3") +
+                       "<layer id=\"1\" name=\"axes\" type=\"Const\" version=\"opset1\"><data "
+                       "element_type=\"i64\" shape=\"0\" offset=\"0\" size=\"0\"/><output><port "
+                       "id=\"0\" precision=\"I64\"><dim>0</dim></port></output></layer>\n";
+  std::string edges;
+  for (int i = 2; i < n + 2; ++i) {
+    layers += "<layer id=\"" + std::to_string(i) + "\" name=\"reduce" + std::to_string(i) +
+              "\" type=\"ReduceMax\" version=\"opset1\"><data keep_dims=\"false\"/><input>"
+              "<port id=\"0\" precision=\"FP32\"><dim>2</dim><dim>3</dim></port><port id=\"1\" "
+              "precision=\"I64\"><dim>0</dim></port></input><output><port id=\"2\" "
+              "precision=\"FP32\" names=\"t" +
+              std::to_string(i) + "\"><dim>2</dim><dim>3</dim></port></output></layer>\n";
+    edges += edge(i == 2 ? 0 : i - 1, i == 2 ? 0 : 2, i, 0) + edge(1, 0, i, 1);
+  }
+  layers += result(n + 2, "y");
+  edges += edge(n + 1, 2, n + 2, 0);
+  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_order";
+  std::filesystem::create_directories(dir);
+  for (const bool edges_first : {false, true}) {
+    CAPTURE(edges_first);
+    const std::string sections =
+        edges_first ? "<edges>\n" + edges + "</edges>\n<layers>\n" + layers + "</layers>\n"
+                    : "<layers>\n" + layers + "</layers>\n<edges>\n" + edges + "</edges>\n";
+    std::ofstream(dir / "chain.xml", std::ios::binary)
+        << "<?xml version=\"1.0\"?>\n<net name=\"chain\" version=\"11\">\n"
+        << sections << "</net>\n";
+    const Model m = Model::load(dir / "chain.xml");
+    CHECK(m.warnings().empty());
+    REQUIRE(m.outputs().size() == 1);
+    CHECK(m.outputs()[0].name == "t" + std::to_string(n + 1));
+    CHECK(to_string(m.outputs()[0].shape) == "[2,3]");
+    CHECK(m.layers().size() == n + 3);
+    float x[6] = {1, 2, 3, 4, 5, 6};
+    const auto out = Session(m).run({{"x", Tensor::view(ElementType::f32, {2, 3}, x)}});
+    CHECK(out.at("t" + std::to_string(n + 1)).values<float>()[5] == 6);
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -1,12 +1,14 @@
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <fstream>
+#include <memory>
+#include <mutex>
 #include <new>
-#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "api/model_impl.hpp"
 #include "loader/ir_reader.hpp"
+#include "loader/xml_text.hpp"
 #include "ops/parameter.hpp"
 #include "ops/registry.hpp"
 #include "ops/shape_utils.hpp"
@@ -65,21 +67,45 @@ LayerInfo describe(const Graph& graph, const Node& node) {
   return info;
 }
 
+/// Names given out so far, and the next name to give for a name already taken.
+class NameSet {
+ public:
+  bool taken(const std::string& name) const { return names_.count(name) != 0; }
+  void take(const std::string& name) { names_.insert(name); }
+  /// `base`_k for the smallest k >= 2 that is not taken. A base's search resumes where its
+  /// previous one ended (names are never given back), so n equal names cost O(n), not O(n^2).
+  std::string suffixed(const std::string& base) {
+    int& k = next_suffix_.try_emplace(base, 2).first->second;
+    std::string name = base + "_" + std::to_string(k);
+    while (taken(name)) name = base + "_" + std::to_string(++k);
+    return name;
+  }
+
+ private:
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, int> next_suffix_;
+};
+
 }  // namespace
+
+std::vector<LayerInfo> describe_layers(const Graph& graph) {
+  std::vector<LayerInfo> layers;
+  layers.reserve(graph.nodes.size());
+  for (const Node& node : graph.nodes) layers.push_back(describe(graph, node));
+  return layers;
+}
 
 std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
   infer_shapes(graph, diagnostics);
   auto impl = std::make_shared<ModelImpl>();
+  NameSet input_names, output_names;
   for (std::size_t p : graph.parameters) {
     const Node& node = graph.nodes[p];
     const OutputPort& out = node.outputs.empty() ? OutputPort{} : node.outputs[0];
     PortInfo info{node.name, out.names, out.type, out.shape};
     // Layer names need not be unique in the IR, but inputs are fed by name.
-    const auto taken = [&](const std::string& name) {
-      return std::any_of(impl->inputs.begin(), impl->inputs.end(),
-                         [&](const PortInfo& in) { return in.name == name; });
-    };
-    for (int k = 2; taken(info.name); ++k) info.name = node.name + "_" + std::to_string(k);
+    if (input_names.taken(info.name)) info.name = input_names.suffixed(node.name);
+    input_names.take(info.name);
     if (info.name != node.name)
       diagnostics.warnings.emplace_back(
           ErrorCode::graph,
@@ -104,15 +130,11 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
     }
     // Outputs are returned by name: two Results fed by the same tensor name (or sharing a
     // layer name) must still be told apart.
-    const auto taken = [&](const std::string& name) {
-      return std::any_of(impl->outputs.begin(), impl->outputs.end(),
-                         [&](const PortInfo& o) { return o.name == name; });
-    };
-    if (taken(info.name)) info.name = node.name;
-    for (int k = 2; taken(info.name); ++k) info.name = node.name + "_" + std::to_string(k);
+    if (output_names.taken(info.name)) info.name = node.name;
+    if (output_names.taken(info.name)) info.name = output_names.suffixed(node.name);
+    output_names.take(info.name);
     impl->outputs.push_back(std::move(info));
   }
-  for (const Node& node : graph.nodes) impl->layers.push_back(describe(graph, node));
   for (const Node& node : graph.nodes) {
     if (node.reaches_result || node.kind() == OpKind::parameter) continue;
     diagnostics.warnings.emplace_back(ErrorCode::graph,
@@ -132,25 +154,13 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
 
 namespace {
 
-std::string read_text_file(const std::filesystem::path& path) {
-  ErrorContext c;
-  c.file = path.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(ErrorCode::io, "is a directory, not a model file", std::move(c));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::io, "cannot open model file", std::move(c));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Model load_graph(std::string_view xml, const std::string& file, const Weights& weights,
-                 const LoadOptions& options) {
+/// Reads the graph with `read` and finishes the model; running out of memory is an Error.
+template <class Read>
+Model load_graph(const std::string& file, const LoadOptions& options, Read&& read) {
   Diagnostics diagnostics;
   diagnostics.keep_going = options.keep_going;
   try {
-    Graph graph = read_ir(xml, file, weights, diagnostics);
+    Graph graph = read(diagnostics);
     return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
   } catch (const std::bad_alloc&) {
     ErrorContext c;
@@ -164,7 +174,7 @@ Model load_graph(std::string_view xml, const std::string& file, const Weights& w
 Model::Model(std::shared_ptr<const detail::ModelImpl> impl) : impl_(std::move(impl)) {}
 
 Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) {
-  const std::string text = read_text_file(xml);
+  XmlText text = XmlText::read_file(xml);
   Weights weights;
   if (!options.weights.empty()) {
     weights = map_weights(options.weights);
@@ -177,7 +187,12 @@ Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) 
     else
       weights.path = bin.string();  // named if a Const turns out to need it
   }
-  return load_graph(text, xml.string(), weights, options);
+  const std::string file = xml.string();
+  return load_graph(file, options, [&](Diagnostics& diagnostics) {
+    Graph graph = read_ir_in_place(text, file, weights, diagnostics);
+    text = XmlText();  // the graph holds copies of everything it needs
+    return graph;
+  });
 }
 
 Model Model::load_from_memory(std::string_view xml, std::span<const std::byte> weights,
@@ -185,7 +200,9 @@ Model Model::load_from_memory(std::string_view xml, std::span<const std::byte> w
   Weights w;
   w.bytes = weights;
   w.present = !weights.empty();
-  return load_graph(xml, source_name, w, options);
+  return load_graph(source_name, options, [&](Diagnostics& diagnostics) {
+    return read_ir(xml, source_name, w, diagnostics);
+  });
 }
 
 const std::string& Model::name() const { return impl_->graph.name; }
@@ -193,7 +210,12 @@ int Model::ir_version() const { return impl_->graph.ir_version; }
 const std::string& Model::source() const { return impl_->graph.file; }
 const std::vector<PortInfo>& Model::inputs() const { return impl_->inputs; }
 const std::vector<PortInfo>& Model::outputs() const { return impl_->outputs; }
-const std::vector<LayerInfo>& Model::layers() const { return impl_->layers; }
+const std::vector<LayerInfo>& Model::layers() const {
+  // Described on first use: a model that is only run never needs them.
+  std::call_once(impl_->layers_once,
+                 [&] { impl_->layers = detail::describe_layers(impl_->graph); });
+  return impl_->layers;
+}
 const std::vector<Error>& Model::warnings() const { return impl_->warnings; }
 const std::vector<Error>& Model::problems() const { return impl_->problems; }
 bool Model::is_dynamic() const { return impl_->dynamic; }
@@ -204,13 +226,17 @@ std::optional<std::size_t> Model::find_input(std::string_view name) const {
 namespace detail {
 
 std::optional<std::size_t> ModelImpl::find_input(std::string_view name) const {
-  // A Parameter's layer name wins over another Parameter's tensor name.
-  for (std::size_t p = 0; p < inputs.size(); ++p)
-    if (inputs[p].name == name) return p;
-  for (std::size_t p = 0; p < inputs.size(); ++p)
-    for (const std::string& tensor : inputs[p].tensor_names)
-      if (tensor == name) return p;
-  return std::nullopt;
+  std::call_once(input_index_once, [&] {
+    // A Parameter's layer name wins over another Parameter's tensor name, and among tensor
+    // names the first input's: what is already there stays.
+    input_index.reserve(inputs.size());
+    for (std::size_t p = 0; p < inputs.size(); ++p) input_index.emplace(inputs[p].name, p);
+    for (std::size_t p = 0; p < inputs.size(); ++p)
+      for (const std::string& tensor : inputs[p].tensor_names) input_index.emplace(tensor, p);
+  });
+  const auto it = input_index.find(name);
+  if (it == input_index.end()) return std::nullopt;
+  return it->second;
 }
 
 std::string ModelImpl::input_names() const {

@@ -23,6 +23,10 @@ class Attributes {
       : items_(std::move(items)) {}
   Attributes(std::initializer_list<std::pair<std::string, std::string>> items) : items_(items) {}
 
+  /// Empties the list but keeps its storage, so that the loader can refill it for every layer.
+  void clear() { items_.clear(); }
+  void add(std::string_view name, std::string_view value) { items_.emplace_back(name, value); }
+
   bool has(std::string_view name) const { return find(name) != nullptr; }
   /// The raw text; nullptr when absent.
   const std::string* find(std::string_view name) const;

@@ -3,14 +3,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <optional>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include <pugixml.hpp>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "loader/attributes.hpp"
 #include "ops/constant.hpp"
@@ -20,18 +27,40 @@ namespace irlite {
 namespace {
 
 constexpr std::size_t kNone = SIZE_MAX;
+// A layer with up to this many ports has them searched one by one; one with more gets a hash
+// index, so that a layer with 10^5 ports is not read in quadratic time.
+constexpr std::size_t kFewPorts = 16;
 
 /// An id or port number: an unsigned decimal that fits int64.
-std::optional<std::int64_t> parse_id(std::string_view text) {
-  const auto v = parse_uint64(text);
-  if (!v || *v > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
-  return static_cast<std::int64_t>(*v);
+std::optional<std::int64_t> parse_id(const char* text) {
+  // Up to 18 digits cannot overflow: the common case, without the general parser.
+  std::int64_t v = 0;
+  std::size_t n = 0;
+  for (; n < 18 && text[n] >= '0' && text[n] <= '9'; ++n) v = 10 * v + (text[n] - '0');
+  if (n > 0 && text[n] == '\0') return v;
+  const auto u = parse_uint64(text);
+  if (!u || *u > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+  return static_cast<std::int64_t>(*u);
+}
+
+/// A <dim>'s text as parse_int64 reads it, plain digits without the general parser.
+std::optional<std::int64_t> parse_dim(const char* text) {
+  std::int64_t v = 0;
+  std::size_t n = 0;
+  for (; n < 18 && text[n] >= '0' && text[n] <= '9'; ++n) v = 10 * v + (text[n] - '0');
+  if (n > 0 && text[n] == '\0') return v;
+  return parse_int64(text);
 }
 
 /// Splits a `names` attribute: commas separate, `\,` escapes a comma, blanks around each name
 /// are trimmed.
 std::vector<std::string> split_names(std::string_view text) {
   std::vector<std::string> names;
+  if (text.find_first_of(",\\") == std::string_view::npos) {  // one name, the usual case
+    const std::string_view name = trim_blanks(text);
+    if (!name.empty()) names.emplace_back(name);
+    return names;
+  }
   std::string current;
   auto flush = [&] {
     const std::string_view name = trim_blanks(current);
@@ -52,27 +81,186 @@ std::vector<std::string> split_names(std::string_view text) {
   return names;
 }
 
-class Reader {
+/// Whether `name` (a pugixml name, never null) is `literal`. Inlined, unlike strcmp, and it
+/// reads no further than the first difference.
+template <std::size_t N, std::size_t... I>
+bool named(const char* name, const char (&literal)[N], std::index_sequence<I...>) {
+  return ((name[I] == literal[I]) && ...);  // unrolled; && stops at the first difference
+}
+template <std::size_t N>
+bool named(const char* name, const char (&literal)[N]) {
+  return named(name, literal, std::make_index_sequence<N>());
+}
+
+/// Number of bits set. std::popcount is a library call on baseline x86-64.
+inline int count_ones(std::uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
+
+/// Line and column of a byte offset. pugixml reports offsets, and parsing in place overwrites
+/// some of the text (a newline right after a name becomes its terminator), so the newlines are
+/// noted beforehand: one bit per byte, and per block of 512 bytes the lines before it.
+class LineIndex {
  public:
-  Reader(std::string_view xml, const std::string& file, const Weights& weights, Diagnostics& diag)
-      : xml_(xml), weights_(weights), diag_(diag) {
-    graph_.file = file;
-    line_starts_.push_back(0);
-    for (std::size_t i = 0; i < xml.size(); ++i)
-      if (xml[i] == '\n') line_starts_.push_back(i + 1);
+  LineIndex() = default;
+  explicit LineIndex(std::string_view text) {
+    const std::size_t words = text.size() / 64 + 1;  // one more: an offset may be text.size()
+    bits_.assign(words, 0);
+    const std::size_t whole = text.size() / 64;
+    for (std::size_t w = 0; w < whole; ++w) bits_[w] = newlines(text.data() + 64 * w);
+    for (std::size_t i = whole * 64; i < text.size(); ++i)
+      if (text[i] == '\n') bits_[whole] |= std::uint64_t{1} << (i % 64);
+    blocks_.resize((words + kBlockWords - 1) / kBlockWords);
+    Block current;
+    for (std::size_t w = 0; w < words; ++w) {
+      if (w % kBlockWords == 0) blocks_[w / kBlockWords] = current;
+      advance(current, w, bits_[w]);
+    }
   }
 
-  Graph read() {
-    const pugi::xml_parse_result parsed =
-        doc_.load_buffer(xml_.data(), xml_.size(), pugi::parse_default, pugi::encoding_utf8);
+  Location locate(std::size_t offset) const {
+    const std::size_t word = offset / 64;
+    if (word >= bits_.size()) return {};
+    const std::size_t first = word - word % kBlockWords;
+    Block b = blocks_[first / kBlockWords];
+    for (std::size_t w = first; w < word; ++w) advance(b, w, bits_[w]);
+    advance(b, word, bits_[word] & ((std::uint64_t{1} << (offset % 64)) - 1));
+    return {static_cast<std::int64_t>(b.lines + 1),
+            static_cast<std::int64_t>(offset - b.line_start + 1)};
+  }
+
+ private:
+  static constexpr std::size_t kBlockWords = 8;
+  struct Block {
+    std::uint64_t lines = 0;       ///< newlines before the block
+    std::uint64_t line_start = 0;  ///< offset of the line the block starts in
+  };
+
+  /// Moves `b` past word `w` of the bitmap, whose bits are `bits`.
+  static void advance(Block& b, std::size_t w, std::uint64_t bits) {
+    if (bits == 0) return;
+    b.lines += static_cast<std::uint64_t>(count_ones(bits));
+    b.line_start = 64 * w + static_cast<std::uint64_t>(std::bit_width(bits));
+  }
+
+  /// Bit k: p[k] is a newline, for 64 bytes.
+  static std::uint64_t newlines(const char* p) {
+#if defined(__SSE2__)
+    const __m128i newline = _mm_set1_epi8('\n');
+    std::uint64_t word = 0;
+    for (int k = 0; k < 4; ++k) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)));
+      word |= std::uint64_t{mask} << (16 * k);
+    }
+    return word;
+#else
+    typedef signed char Bytes __attribute__((vector_size(16)));
+    // Each byte's own bit within its half; the sum of a half's bytes is then its mask.
+    const Bytes weights = {1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128};
+    std::uint64_t word = 0;
+    for (int k = 0; k < 4; ++k) {
+      Bytes v;
+      std::memcpy(&v, p + 16 * k, 16);
+      const Bytes hits = (v == '\n') & weights;
+      std::uint64_t half[2];
+      std::memcpy(half, &hits, 16);
+      for (int h = 0; h < 2; ++h)
+        word |= ((half[h] * 0x0101010101010101ull) >> 56) << (16 * k + 8 * h);
+    }
+    return word;
+#endif
+  }
+
+  std::vector<std::uint64_t> bits_;
+  std::vector<Block> blocks_;  ///< per kBlockWords words of bits_
+};
+
+/// Layer ids to node positions: a table for the small ids IR files use, a hash map for others.
+class IdIndex {
+ public:
+  void reserve(std::size_t layers) { dense_.assign(2 * layers + 64, kNone); }
+  /// Records `id` at `index` unless it is already there; returns the position it has.
+  std::size_t insert(std::int64_t id, std::size_t index) {
+    if (static_cast<std::uint64_t>(id) < dense_.size()) {
+      std::size_t& slot = dense_[static_cast<std::size_t>(id)];
+      if (slot == kNone) slot = index;
+      return slot;
+    }
+    return sparse_.emplace(id, index).first->second;
+  }
+  std::size_t find(std::int64_t id) const {
+    if (static_cast<std::uint64_t>(id) < dense_.size()) return dense_[static_cast<std::size_t>(id)];
+    const auto it = sparse_.find(id);
+    return it == sparse_.end() ? kNone : it->second;
+  }
+
+ private:
+  std::vector<std::size_t> dense_;
+  std::unordered_map<std::int64_t, std::size_t> sparse_;
+};
+
+/// The port ids seen so far on one layer.
+class PortIdSet {
+ public:
+  void clear() {
+    few_.clear();
+    if (!many_.empty()) many_ = {};
+  }
+  /// Adds `id`; false when it is already there.
+  bool insert(std::int64_t id) {
+    if (!many_.empty()) return many_.insert(id).second;
+    if (std::find(few_.begin(), few_.end(), id) != few_.end()) return false;
+    few_.push_back(id);
+    if (few_.size() > kFewPorts) many_.insert(few_.begin(), few_.end());
+    return true;
+  }
+
+ private:
+  std::vector<std::int64_t> few_;
+  std::unordered_set<std::int64_t> many_;
+};
+
+class Reader {
+ public:
+  Reader(const std::string& file, const Weights& weights, Diagnostics& diag)
+      : weights_(weights), diag_(diag) {
+    graph_.file = file;
+  }
+
+  Graph read(std::string_view xml) {
+    lines_ = LineIndex(xml);
+    return read_document(
+        doc_.load_buffer(xml.data(), xml.size(), kIrParseOptions, pugi::encoding_utf8));
+  }
+
+  Graph read_in_place(XmlText& xml) {
+    const std::span<char> bytes = xml.bytes();
+    lines_ = LineIndex(std::string_view(bytes.data(), bytes.size()));
+    text_ = &xml;
+    return read_document(
+        doc_.load_buffer_inplace(bytes.data(), bytes.size(), kIrParseOptions, pugi::encoding_utf8));
+  }
+
+ private:
+  Graph read_document(const pugi::xml_parse_result& parsed) {
     if (!parsed) {
       // Nothing else can be read from a document that does not parse.
       throw Error(ErrorCode::xml, fmt::format("malformed XML: {}", parsed.description()),
                   at_offset(parsed.offset));
     }
     read_root();
+    // Looked up first: reading the layers may give back the text of <net>'s earlier children.
+    edges_ = root_.child("edges");
     read_layers();
     read_edges();
+    // Everything the graph needs has been copied out of the document.
+    doc_.reset();
+    lines_ = LineIndex();
+    port_maps_.clear();
     check_inputs_fed();
     sort_topologically();
     mark_live();
@@ -80,23 +268,27 @@ class Reader {
     return std::move(graph_);
   }
 
- private:
+  /// Releases the text before element `n`: what the reader takes from the document it takes in
+  /// document order, and copies.
+  void release_before(const pugi::xml_node& n) {
+    const std::ptrdiff_t offset = n.offset_debug();
+    if (text_ && offset > 0) text_->release_before(static_cast<std::size_t>(offset - 1));
+  }
+
   ErrorContext at_offset(std::ptrdiff_t offset) const {
     ErrorContext c;
     c.file = graph_.file;
     if (offset >= 0) {
-      const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(),
-                                       static_cast<std::size_t>(offset));
-      const auto line = static_cast<std::int64_t>(it - line_starts_.begin());
-      c.line = line;
-      c.column = offset - static_cast<std::ptrdiff_t>(line_starts_[static_cast<std::size_t>(line - 1)]) + 1;
+      const Location l = lines_.locate(static_cast<std::size_t>(offset));
+      c.line = l.line;
+      c.column = l.column;
     }
     return c;
   }
   ErrorContext at(const pugi::xml_node& n) const { return at_offset(n.offset_debug()); }
   Location location(const pugi::xml_node& n) const {
-    ErrorContext c = at(n);
-    return {c.line.value_or(0), c.column.value_or(0)};
+    const std::ptrdiff_t offset = n.offset_debug();
+    return offset < 0 ? Location{} : lines_.locate(static_cast<std::size_t>(offset));
   }
   /// The context of a layer, placed at element `n` (the layer itself or one of its children).
   ErrorContext at_layer(const Node& node, const pugi::xml_node& n) const {
@@ -136,89 +328,210 @@ class Reader {
   void read_layers() {
     const pugi::xml_node layers = root_.child("layers");
     if (!layers) throw Error(ErrorCode::format, "<net> has no <layers>", at(root_));
-    for (const pugi::xml_node layer : layers.children("layer")) read_layer(layer);
+    std::size_t count = 0;
+    for (pugi::xml_node n = layers.first_child(); n; n = n.next_sibling())
+      count += named(n.name(), "layer");
+    graph_.nodes.reserve(count);
+    ids_.reserve(count);
+    // The text before a layer is done with, unless the <edges> are in it.
+    const bool release = !edges_ || edges_.offset_debug() > layers.offset_debug();
+    for (pugi::xml_node n = layers.first_child(); n; n = n.next_sibling()) {
+      if (!named(n.name(), "layer")) continue;
+      if (release) release_before(n);
+      read_layer(n);
+    }
     if (graph_.results.empty() && !graph_.nodes.empty())
       fail(ErrorCode::graph, "the model has no Result layer, so nothing would be computed",
            at(layers));
   }
 
+  /// The first child element of each name the reader looks at.
+  struct LayerParts {
+    pugi::xml_node data, input, output;
+  };
+
   void read_layer(const pugi::xml_node& layer) {
-    Node node;
-    node.location = location(layer);
-    for (const char* required : {"id", "name", "type", "version"}) {
-      if (!layer.attribute(required)) {
+    // The mandatory attributes in one pass; the first of a repeated name counts, as with
+    // pugixml's attribute().
+    static constexpr const char* kMandatory[] = {"id", "name", "type", "version"};
+    const char* text[4] = {};
+    for (pugi::xml_attribute a = layer.first_attribute(); a; a = a.next_attribute()) {
+      const char* name = a.name();
+      // The first letter tells which it can be; one comparison checks it.
+      int k = -1;
+      switch (name[0]) {
+        case 'i':
+          k = named(name, "id") ? 0 : -1;
+          break;
+        case 'n':
+          k = named(name, "name") ? 1 : -1;
+          break;
+        case 't':
+          k = named(name, "type") ? 2 : -1;
+          break;
+        case 'v':
+          k = named(name, "version") ? 3 : -1;
+          break;
+        default:
+          break;
+      }
+      if (k >= 0 && !text[k]) text[k] = a.value();
+    }
+    for (int k = 0; k < 4; ++k) {
+      if (!text[k]) {
         fail(ErrorCode::format,
-             fmt::format("<layer> is missing the mandatory attribute '{}'", required), at(layer));
+             fmt::format("<layer> is missing the mandatory attribute '{}'", kMandatory[k]),
+             at(layer));
         return;
       }
     }
-    const auto id = parse_id(layer.attribute("id").value());
+    const auto id = parse_id(text[0]);
     if (!id) {
-      fail(ErrorCode::format,
-           fmt::format("layer id '{}' is not an unsigned integer", layer.attribute("id").value()),
+      fail(ErrorCode::format, fmt::format("layer id '{}' is not an unsigned integer", text[0]),
            at(layer));
       return;
     }
+    Node node;
+    node.location = location(layer);
     node.id = *id;
-    node.name = layer.attribute("name").value();
-    node.type = layer.attribute("type").value();
-    node.opset = layer.attribute("version").value();
+    node.name = text[1];
+    node.type = text[2];
+    node.opset = text[3];
 
     std::string why;
-    node.def = resolve_op(node.type, node.opset, &why);
-    const auto [it, inserted] = index_by_id_.emplace(node.id, graph_.nodes.size());
-    if (!inserted) {
-      const Node& first = graph_.nodes[it->second];
+    node.def = resolve(node, &why);
+    const std::size_t first = ids_.insert(node.id, graph_.nodes.size());
+    if (first != graph_.nodes.size()) {
+      const Node& other = graph_.nodes[first];
       fail(ErrorCode::graph,
            fmt::format("duplicate layer id {}: already used by layer '{}' at line {}", node.id,
-                       first.name, first.location.line),
+                       other.name, other.location.line),
            at_layer(node, layer));
       return;
     }
 
     if (!node.def) fail(ErrorCode::unsupported, why, at_layer(node, layer));
 
-    read_ports(node, layer);
-    if (node.def) create_op(node, layer);
+    LayerParts parts;
+    for (pugi::xml_node child = layer.first_child(); child; child = child.next_sibling()) {
+      const char* name = child.name();
+      switch (name[0]) {
+        case 'd':
+          if (!parts.data && named(name, "data")) parts.data = child;
+          break;
+        case 'i':
+          if (!parts.input && named(name, "input")) parts.input = child;
+          break;
+        case 'o':
+          if (!parts.output && named(name, "output")) parts.output = child;
+          break;
+        default:
+          break;
+      }
+    }
+    read_ports(node, layer, parts);
+    if (node.def) create_op(node, layer, parts.data);
 
     if (node.kind() == OpKind::parameter) graph_.parameters.push_back(graph_.nodes.size());
     if (node.kind() == OpKind::result) graph_.results.push_back(graph_.nodes.size());
     graph_.nodes.push_back(std::move(node));
   }
 
-  void read_ports(Node& node, const pugi::xml_node& layer) {
-    for (const pugi::xml_node port : layer.child("input").children("port")) {
-      const auto id = port_id(node, port, "input");
-      if (id) node.inputs.push_back({*id});
+  /// resolve_op, remembering the answers for the few (type, version) pairs a model uses.
+  const OpDef* resolve(const Node& node, std::string* why) {
+    for (const Resolved& r : resolved_)
+      if (r.type == node.type && r.opset == node.opset) return r.def;
+    const OpDef* def = resolve_op(node.type, node.opset, why);
+    if (def && resolved_.size() < 64) resolved_.push_back({node.type, node.opset, def});
+    return def;
+  }
+
+  /// The attributes of a <port> the reader uses (the first of each name).
+  struct PortAttributes {
+    const char* id = "";
+    pugi::xml_attribute precision;
+    const char* names = "";
+  };
+
+  static PortAttributes port_attributes(const pugi::xml_node& port) {
+    PortAttributes p;
+    bool id = false, names = false;
+    for (pugi::xml_attribute a = port.first_attribute(); a; a = a.next_attribute()) {
+      const char* name = a.name();
+      switch (name[0]) {
+        case 'i':
+          if (!id && named(name, "id")) {
+            p.id = a.value();
+            id = true;
+          }
+          break;
+        case 'p':
+          if (!p.precision && named(name, "precision")) p.precision = a;
+          break;
+        case 'n':
+          if (!names && named(name, "names")) {
+            p.names = a.value();
+            names = true;
+          }
+          break;
+        default:
+          break;
+      }
     }
-    for (const pugi::xml_node port : layer.child("output").children("port")) {
-      const auto id = port_id(node, port, "output");
+    return p;
+  }
+
+  void read_ports(Node& node, const pugi::xml_node& layer, const LayerParts& parts) {
+    // The ports are gathered in scratch vectors first, so that the node's own take one
+    // allocation of the right size each.
+    port_ids_.clear();
+    inputs_.clear();
+    for (pugi::xml_node port = parts.input.first_child(); port; port = port.next_sibling()) {
+      if (!named(port.name(), "port")) continue;
+      const auto id = port_id(node, port, port_attributes(port).id, "input");
+      if (id) inputs_.push_back({*id});
+    }
+    node.inputs.assign(inputs_.begin(), inputs_.end());
+    outputs_.clear();
+    for (pugi::xml_node port = parts.output.first_child(); port; port = port.next_sibling()) {
+      if (!named(port.name(), "port")) continue;
+      const PortAttributes attributes = port_attributes(port);
+      const auto id = port_id(node, port, attributes.id, "output");
       if (!id) continue;
-      OutputPort out;
+      OutputPort& out = outputs_.emplace_back();
       out.id = *id;
-      out.names = split_names(port.attribute("names").value());
-      const pugi::xml_attribute precision = port.attribute("precision");
-      ErrorContext pc = at_layer(node, port);
-      pc.port_kind = ErrorContext::PortKind::output;
-      pc.port = *id;
+      out.names = split_names(attributes.names);
+      const pugi::xml_attribute precision = attributes.precision;
+      const auto port_context = [&] {
+        ErrorContext pc = at_layer(node, port);
+        pc.port_kind = ErrorContext::PortKind::output;
+        pc.port = *id;
+        return pc;
+      };
       if (!precision) {
-        fail(ErrorCode::format, "output port has no precision attribute", pc);
-      } else if (auto t = parse_element_type(precision.value())) {
+        fail(ErrorCode::format, "output port has no precision attribute", port_context());
+      } else if (auto t = precision_type(precision.value())) {
         out.declared_type = *t;
       } else {
-        fail(ErrorCode::format, fmt::format("unknown precision '{}'", precision.value()), pc);
+        fail(ErrorCode::format, fmt::format("unknown precision '{}'", precision.value()),
+             port_context());
       }
-      for (const pugi::xml_node dim : port.children("dim")) {
-        const auto d = parse_int64(dim.text().get());
+      dims_.clear();
+      for (pugi::xml_node dim = port.first_child(); dim; dim = dim.next_sibling()) {
+        if (!named(dim.name(), "dim")) continue;
+        const char* text = dim.text().get();
+        const auto d = parse_dim(text);
         if (!d || *d < -1) {
-          fail(ErrorCode::format,
-               fmt::format("dimension '{}' must be an integer >= -1", dim.text().get()), pc);
+          fail(ErrorCode::format, fmt::format("dimension '{}' must be an integer >= -1", text),
+               port_context());
           break;
         }
-        out.declared_dims.push_back(*d);
+        dims_.push_back(*d);
       }
-      node.outputs.push_back(std::move(out));
+      out.declared_dims.assign(dims_.begin(), dims_.end());
     }
+    node.outputs.assign(std::make_move_iterator(outputs_.begin()),
+                        std::make_move_iterator(outputs_.end()));
     if (!node.def) return;
     const auto n_in = static_cast<int>(node.inputs.size());
     if (n_in < node.def->min_inputs || n_in > node.def->max_inputs) {
@@ -242,46 +555,69 @@ class Reader {
     }
   }
 
+  /// parse_element_type, remembering the last precision: ports repeat a few.
+  std::optional<ElementType> precision_type(const char* text) {
+    if (last_precision_ != text) {
+      last_precision_ = text;
+      last_precision_type_ = parse_element_type(text);
+    }
+    return last_precision_type_;
+  }
+
   /// The id of a <port>: an unsigned integer not used by another port of the layer.
   std::optional<std::int64_t> port_id(const Node& node, const pugi::xml_node& port,
-                                      std::string_view direction) {
-    const auto id = parse_id(port.attribute("id").value());
+                                      const char* text, std::string_view direction) {
+    const auto id = parse_id(text);
     if (!id) {
       fail(ErrorCode::format,
-           fmt::format("{} port id '{}' is not an unsigned integer", direction,
-                       port.attribute("id").value()),
+           fmt::format("{} port id '{}' is not an unsigned integer", direction, text),
            at_layer(node, port));
       return std::nullopt;
     }
-    if (find_port(node, *id)) {
+    if (!port_ids_.insert(*id)) {
       fail(ErrorCode::format, fmt::format("port id {} is used twice", *id), at_layer(node, port));
       return std::nullopt;
     }
     return id;
   }
 
-  static bool find_port(const Node& node, std::int64_t id) {
-    for (const auto& p : node.inputs)
-      if (p.id == id) return true;
-    for (const auto& p : node.outputs)
-      if (p.id == id) return true;
-    return false;
-  }
-
-  void create_op(Node& node, const pugi::xml_node& layer) {
-    std::vector<std::pair<std::string, std::string>> items;
-    const pugi::xml_node data = layer.child("data");
-    for (const pugi::xml_attribute a : data.attributes()) items.emplace_back(a.name(), a.value());
+  void create_op(Node& node, const pugi::xml_node& layer, const pugi::xml_node& data) {
     if (node.kind() == OpKind::parameter && !data) {
       fail(ErrorCode::format, "Parameter layer has no <data> (shape and element_type)",
            at_layer(node, layer));
       return;
     }
+    // Ops are immutable: a layer with the same op and <data> as the last one of its op shares
+    // that one's, as the layers of a repeated block do.
+    LastOp* last = nullptr;
+    for (LastOp& l : last_ops_)
+      if (l.def == node.def) last = &l;
+    if (!last) last = &last_ops_.emplace_back(LastOp{node.def, {}, nullptr});
+    if (last->op && same_attributes(data, last->attributes.items())) {
+      node.op = last->op;
+      return;
+    }
+    attributes_.clear();
+    for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute())
+      attributes_.add(a.name(), a.value());
     try {
-      node.op = node.def->create(Attributes(std::move(items)));
+      node.op = node.def->create(attributes_);
     } catch (const Error& e) {
       fail(e.code(), e.message(), at_layer(node, data ? data : layer));
+      return;
     }
+    std::swap(last->attributes, attributes_);
+    last->op = node.op;
+  }
+
+  /// Whether the attributes of `data` are `items`, in the same order.
+  static bool same_attributes(const pugi::xml_node& data,
+                              const std::vector<std::pair<std::string, std::string>>& items) {
+    std::size_t k = 0;
+    for (pugi::xml_attribute a = data.first_attribute(); a; a = a.next_attribute(), ++k)
+      if (k == items.size() || items[k].first != a.name() || items[k].second != a.value())
+        return false;
+    return k == items.size();
   }
 
   /// The context of an <edge>: its own line, and the layer it names when that exists.
@@ -291,16 +627,28 @@ class Reader {
   }
 
   void read_edges() {
-    for (const pugi::xml_node edge : root_.child("edges").children("edge")) {
+    static constexpr const char* kNames[4] = {"from-layer", "from-port", "to-layer", "to-port"};
+    for (pugi::xml_node edge = edges_.first_child(); edge; edge = edge.next_sibling()) {
+      if (!named(edge.name(), "edge")) continue;
+      release_before(edge);
+      const char* text[4] = {};
+      for (pugi::xml_attribute a = edge.first_attribute(); a; a = a.next_attribute()) {
+        const char* name = a.name();
+        int k = -1;
+        if (name[0] == 'f')
+          k = named(name, "from-layer") ? 0 : named(name, "from-port") ? 1 : -1;
+        else if (name[0] == 't')
+          k = named(name, "to-layer") ? 2 : named(name, "to-port") ? 3 : -1;
+        if (k >= 0 && !text[k]) text[k] = a.value();
+      }
       std::int64_t v[4];
       bool ok = true;
-      const char* names[4] = {"from-layer", "from-port", "to-layer", "to-port"};
       for (int i = 0; i < 4 && ok; ++i) {
-        const auto id = parse_id(edge.attribute(names[i]).value());
+        const auto id = parse_id(text[i] ? text[i] : "");
         if (!id) {
           fail(ErrorCode::format,
-               fmt::format("<edge> attribute '{}' = '{}' is not an unsigned integer", names[i],
-                           edge.attribute(names[i]).value()),
+               fmt::format("<edge> attribute '{}' = '{}' is not an unsigned integer", kNames[i],
+                           text[i] ? text[i] : ""),
                at(edge));
           ok = false;
         } else {
@@ -311,15 +659,38 @@ class Reader {
     }
   }
 
-  std::size_t node_index(std::int64_t id) const {
-    const auto it = index_by_id_.find(id);
-    return it == index_by_id_.end() ? kNone : it->second;
+  /// Where port `id` of a node is: its position among the inputs or among the outputs.
+  struct PortRef {
+    bool output = false;
+    std::size_t position = kNone;
+  };
+
+  PortRef find_port(std::size_t node_index, std::int64_t id) {
+    const Node& node = graph_.nodes[node_index];
+    if (node.inputs.size() + node.outputs.size() <= kFewPorts) {
+      for (std::size_t k = 0; k < node.inputs.size(); ++k)
+        if (node.inputs[k].id == id) return {false, k};
+      for (std::size_t k = 0; k < node.outputs.size(); ++k)
+        if (node.outputs[k].id == id) return {true, k};
+      return {};
+    }
+    const auto [it, fresh] = port_maps_.try_emplace(node_index);
+    auto& map = it->second;
+    if (fresh) {
+      map.reserve(node.inputs.size() + node.outputs.size());
+      for (std::size_t k = 0; k < node.inputs.size(); ++k)
+        map.emplace(node.inputs[k].id, PortRef{false, k});
+      for (std::size_t k = 0; k < node.outputs.size(); ++k)
+        map.emplace(node.outputs[k].id, PortRef{true, k});
+    }
+    const auto found = map.find(id);
+    return found == map.end() ? PortRef{} : found->second;
   }
 
   void read_edge(const pugi::xml_node& edge, std::int64_t from_layer, std::int64_t from_port,
                  std::int64_t to_layer, std::int64_t to_port) {
-    const std::size_t from = node_index(from_layer);
-    const std::size_t to = node_index(to_layer);
+    const std::size_t from = ids_.find(from_layer);
+    const std::size_t to = ids_.find(to_layer);
     if (from == kNone) {
       fail(ErrorCode::graph, fmt::format("edge from layer {}, which does not exist", from_layer),
            at_edge(edge, to));
@@ -330,47 +701,40 @@ class Reader {
            at_edge(edge, from));
       return;
     }
-    Node& src = graph_.nodes[from];
-    Node& dst = graph_.nodes[to];
-    const auto out = std::find_if(src.outputs.begin(), src.outputs.end(),
-                                  [&](const OutputPort& p) { return p.id == from_port; });
-    if (out == src.outputs.end()) {
-      ErrorContext c = at_edge(edge, from);
-      const bool is_input = std::any_of(src.inputs.begin(), src.inputs.end(),
-                                        [&](const InputPort& p) { return p.id == from_port; });
+    const PortRef out = find_port(from, from_port);
+    if (out.position == kNone || !out.output) {
       fail(ErrorCode::graph,
-           is_input ? fmt::format("edge leaves from port {}, which is an input port", from_port)
-                    : fmt::format("edge leaves from output port {}, which the layer does not "
-                                  "have",
-                                  from_port),
-           c);
+           out.position != kNone
+               ? fmt::format("edge leaves from port {}, which is an input port", from_port)
+               : fmt::format("edge leaves from output port {}, which the layer does not "
+                             "have",
+                             from_port),
+           at_edge(edge, from));
       return;
     }
-    const auto in = std::find_if(dst.inputs.begin(), dst.inputs.end(),
-                                 [&](const InputPort& p) { return p.id == to_port; });
-    if (in == dst.inputs.end()) {
-      const bool is_output = std::any_of(dst.outputs.begin(), dst.outputs.end(),
-                                         [&](const OutputPort& p) { return p.id == to_port; });
+    const PortRef in = find_port(to, to_port);
+    if (in.position == kNone || in.output) {
       fail(ErrorCode::graph,
-           is_output ? fmt::format("edge enters port {}, which is an output port", to_port)
-                     : fmt::format("edge enters input port {}, which the layer does not have",
-                                   to_port),
+           in.position != kNone
+               ? fmt::format("edge enters port {}, which is an output port", to_port)
+               : fmt::format("edge enters input port {}, which the layer does not have", to_port),
            at_edge(edge, to));
       return;
     }
-    ErrorContext c = at_edge(edge, to);
-    c.port_kind = ErrorContext::PortKind::input;
-    c.port = to_port;
-    if (in->source_node != kNone) {
-      const Node& first = graph_.nodes[in->source_node];
+    InputPort& port = graph_.nodes[to].inputs[in.position];
+    if (port.source_node != kNone) {
+      const Node& first = graph_.nodes[port.source_node];
+      ErrorContext c = at_edge(edge, to);
+      c.port_kind = ErrorContext::PortKind::input;
+      c.port = to_port;
       fail(ErrorCode::graph,
            fmt::format("port is fed twice: by layer {} port {} and by layer {} port {}", first.id,
-                       first.outputs[in->source_output].id, from_layer, from_port),
+                       first.outputs[port.source_output].id, from_layer, from_port),
            c);
       return;
     }
-    in->source_node = from;
-    in->source_output = static_cast<std::size_t>(out - src.outputs.begin());
+    port.source_node = from;
+    port.source_output = out.position;
   }
 
   void check_inputs_fed() {
@@ -388,15 +752,30 @@ class Reader {
 
   void sort_topologically() {
     const std::size_t n = graph_.nodes.size();
+    // IR files list layers in an order that already runs (producers first); Kahn's algorithm
+    // below would keep that order, so there is nothing to do.
+    bool in_order = true;
+    for (std::size_t i = 0; i < n && in_order; ++i)
+      for (const InputPort& in : graph_.nodes[i].inputs)
+        if (in.source_node != kNone && in.source_node >= i) in_order = false;
+    if (in_order) return;
+
     std::vector<std::size_t> pending(n, 0);
-    std::vector<std::vector<std::size_t>> consumers(n);
+    // The consumers of node i are consumers[first[i] .. first[i + 1]).
+    std::vector<std::size_t> first(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
       for (const InputPort& in : graph_.nodes[i].inputs) {
         if (in.source_node == kNone) continue;
         ++pending[i];
-        consumers[in.source_node].push_back(i);
+        ++first[in.source_node + 1];
       }
     }
+    for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+    std::vector<std::size_t> consumers(first[n]);
+    std::vector<std::size_t> filled(first.begin(), first.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      for (const InputPort& in : graph_.nodes[i].inputs)
+        if (in.source_node != kNone) consumers[filled[in.source_node]++] = i;
     // Kahn's algorithm; among ready layers the earliest in the document goes first, so the
     // order is deterministic and follows the file where the edges allow.
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
@@ -408,8 +787,8 @@ class Reader {
       const std::size_t i = ready.top();
       ready.pop();
       order.push_back(i);
-      for (std::size_t c : consumers[i])
-        if (--pending[c] == 0) ready.push(c);
+      for (std::size_t k = first[i]; k < first[i + 1]; ++k)
+        if (--pending[consumers[k]] == 0) ready.push(consumers[k]);
     }
     if (order.size() < n) report_cycle(pending, order);
     apply_order(order);
@@ -546,21 +925,48 @@ class Reader {
     }
   }
 
-  std::string_view xml_;
+  struct Resolved {
+    std::string type, opset;
+    const OpDef* def;
+  };
+  struct LastOp {
+    const OpDef* def;
+    Attributes attributes;
+    std::shared_ptr<const Op> op;
+  };
+
   const Weights& weights_;
   Diagnostics& diag_;
-  std::vector<std::size_t> line_starts_;
+  XmlText* text_ = nullptr;  ///< the text parsed in place, released as it is read
+  LineIndex lines_;
   pugi::xml_document doc_;
-  pugi::xml_node root_;
+  pugi::xml_node root_, edges_;
   Graph graph_;
-  std::unordered_map<std::int64_t, std::size_t> index_by_id_;
+  IdIndex ids_;
+  std::vector<Resolved> resolved_;
+  std::vector<LastOp> last_ops_;  ///< one per op in use
+  // Scratch space reused from layer to layer.
+  PortIdSet port_ids_;
+  std::vector<std::int64_t> dims_;
+  std::string last_precision_;
+  std::optional<ElementType> last_precision_type_;
+  std::vector<InputPort> inputs_;
+  std::vector<OutputPort> outputs_;
+  Attributes attributes_;
+  /// Port lookup for the nodes with many ports, built when an edge first needs it.
+  std::unordered_map<std::size_t, std::unordered_map<std::int64_t, PortRef>> port_maps_;
 };
 
 }  // namespace
 
 Graph read_ir(std::string_view xml, const std::string& file, const Weights& weights,
               Diagnostics& diagnostics) {
-  return Reader(xml, file, weights, diagnostics).read();
+  return Reader(file, weights, diagnostics).read(xml);
+}
+
+Graph read_ir_in_place(XmlText& xml, const std::string& file, const Weights& weights,
+                       Diagnostics& diagnostics) {
+  return Reader(file, weights, diagnostics).read_in_place(xml);
 }
 
 }  // namespace irlite

@@ -49,11 +49,12 @@ void compare_declared(const Graph& graph, Node& node, Diagnostics& diagnostics) 
 }  // namespace
 
 void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
+  // Reused from layer to layer: assigning a shape into it reuses its storage.
   std::vector<ValueInfo> inputs;
   for (Node& node : graph.nodes) {
     if (node.failed) continue;
     bool inputs_known = true;
-    inputs.clear();
+    std::size_t count = 0;
     for (const InputPort& in : node.inputs) {
       const Node& src = graph.nodes[in.source_node];
       if (src.failed) {
@@ -61,8 +62,11 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
         break;
       }
       const OutputPort& out = src.outputs[in.source_output];
-      inputs.push_back({out.type, out.shape,
-                        src.kind() == OpKind::constant && src.has_value ? &src.value : nullptr});
+      if (count == inputs.size()) inputs.emplace_back();
+      ValueInfo& info = inputs[count++];
+      info.type = out.type;
+      info.shape = out.shape;
+      info.value = src.kind() == OpKind::constant && src.has_value ? &src.value : nullptr;
     }
     if (!inputs_known) {
       // The producer's problem has been reported; this layer cannot be judged.
@@ -79,7 +83,8 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
       continue;
     }
     try {
-      std::vector<OutputInfo> outputs = node.op->infer(inputs);
+      std::vector<OutputInfo> outputs =
+          node.op->infer(std::span<const ValueInfo>(inputs.data(), count));
       for (std::size_t i = 0; i < node.outputs.size() && i < outputs.size(); ++i) {
         node.outputs[i].type = outputs[i].type;
         node.outputs[i].shape = std::move(outputs[i].shape);
