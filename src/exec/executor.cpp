@@ -4,6 +4,8 @@
 
 #include <new>
 
+#include "core/buffer.hpp"
+
 namespace irlite {
 
 ExecPlan make_plan(const Graph& graph) {
@@ -92,7 +94,8 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
               throw Error(ErrorCode::shape, "the shape rule left output shape " +
                                                 to_string(o.shape) + " dynamic at run time");
             check_size(o, k, max_tensor_bytes);
-            outputs.emplace_back(o.type, o.shape.to_shape());
+            // Not zeroed: execute() writes every element.
+            outputs.push_back(uninitialized_tensor(o.type, o.shape.to_shape()));
           }
           node.op->execute(inputs, outputs, context);
           for (std::size_t k = 0; k < outputs.size(); ++k)

@@ -47,7 +47,8 @@ class Op {
   /// must be static. Throws through op_error()/input_error().
   virtual std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const = 0;
   /// Computes the outputs, already allocated with the shapes infer() returned for these inputs.
-  /// Checks the input values before writing any output.
+  /// The outputs' memory is not initialised: execute() must write every element of every
+  /// output. Checks the input values before writing any output.
   virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                        const ExecContext& context) const = 0;
   /// The attributes as text for display, in a stable order.
