@@ -19,7 +19,7 @@ ExecPlan make_plan(const Graph& graph) {
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
     if (!node.reaches_result) continue;
-    ExecPlan::Step step{i, {}, first_slot[i], {}, 0};
+    ExecPlan::Step step{i, {}, first_slot[i], {}, 0, {}};
     const auto& io = node.kind() == OpKind::parameter ? graph.parameters : graph.results;
     for (std::size_t k = 0; k < io.size(); ++k)
       if (io[k] == i) step.io_index = k;
@@ -28,6 +28,9 @@ ExecPlan make_plan(const Graph& graph) {
       step.inputs.push_back(slot);
       last_reader[slot] = plan.steps.size();
     }
+    if (node.kind() == OpKind::compute)
+      for (std::size_t k = 0; k < node.inputs.size(); ++k)
+        step.value_inputs.push_back(node.op->shape_needs_value(k, node.inputs.size()));
     plan.steps.push_back(std::move(step));
   }
   for (std::size_t slot = 0; slot < plan.slot_count; ++slot)
@@ -83,9 +86,11 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
           const Tensor& t = inputs.back();
           infos.push_back({t.element_type(), PartialShape::from_shape(t.shape()), nullptr});
         }
-        for (std::size_t k = 0; k < inputs.size(); ++k) infos[k].value = &inputs[k];
+        // The kernel checks the other inputs' values: the rule need not walk them too.
+        for (std::size_t k = 0; k < inputs.size(); ++k)
+          if (step.value_inputs[k]) infos[k].value = &inputs[k];
         try {
-          const std::vector<OutputInfo> outs = node.op->infer(infos);
+          const std::vector<OutputInfo> outs = node.op->infer(infos, Phase::run);
           std::vector<Tensor> outputs;
           outputs.reserve(outs.size());
           for (std::size_t k = 0; k < outs.size(); ++k) {

@@ -18,6 +18,8 @@ struct ExecPlan {
     std::size_t first_output;          ///< slot of output 0; outputs are consecutive
     std::vector<std::size_t> release;  ///< slots whose last reader is this step
     std::size_t io_index = 0;          ///< a Parameter's or Result's position among its kind
+    /// Per input: whether the shape rule gets its value at run time (Op::shape_needs_value).
+    std::vector<bool> value_inputs;
   };
   std::vector<Step> steps;
   std::size_t slot_count = 0;
@@ -29,7 +31,8 @@ ExecPlan make_plan(const Graph& graph);
 /// against the Parameter's type and shape. Returns one tensor per Result (graph.results order); a
 /// Result fed straight by a Const gets a copy, so that writing to an output never touches the
 /// shared, possibly read-only, weights.
-/// Shapes are inferred again from the real inputs at every layer; an output larger than
+/// Shapes are inferred again from the real inputs at every layer, the shape rule seeing the values
+/// of the inputs it names in Op::shape_needs_value() only; an output larger than
 /// `max_tensor_bytes` is refused before it is allocated. Throws Error placed at the failing layer.
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
                             std::size_t max_tensor_bytes, const ExecContext& context);

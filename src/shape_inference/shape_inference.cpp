@@ -79,7 +79,7 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
       continue;
     }
     try {
-      std::vector<OutputInfo> outputs = node.op->infer(inputs);
+      std::vector<OutputInfo> outputs = node.op->infer(inputs, Phase::load);
       for (std::size_t i = 0; i < node.outputs.size() && i < outputs.size(); ++i) {
         node.outputs[i].type = outputs[i].type;
         node.outputs[i].shape = std::move(outputs[i].shape);
