@@ -56,6 +56,10 @@ class Op {
   /// Validates the inputs' types and shapes (and values, where given) and returns the outputs'
   /// types and shapes. At run time every input has a static shape, and the result must be
   /// static. Throws through op_error()/input_error()/value_error().
+  ///
+  /// A layer whose input shapes are static and whose value inputs (shape_needs_value()) are
+  /// Consts is inferred once, when the model loads, and not again before each run: the rule
+  /// must give the same result for the same shapes and values.
   virtual std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const = 0;
   /// The load-time rule: infer(inputs, Phase::load).
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const {
