@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <new>
 
 #include "core/buffer.hpp"
@@ -67,6 +68,7 @@ ExecPlan make_plan(const Graph& graph) {
       plan.slots.push_back(describe_slot(graph.nodes[i], out));
   }
   std::vector<std::size_t> last_reader(plan.slot_count, SIZE_MAX);
+  std::vector<std::size_t> producer(plan.slot_count, SIZE_MAX);
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
     if (!node.reaches_result) continue;
@@ -79,18 +81,28 @@ ExecPlan make_plan(const Graph& graph) {
       if (io[k] == i) step.io_index = k;
     for (const InputPort& in : node.inputs) {
       const std::size_t slot = first_slot[in.source_node] + in.source_output;
+      if (std::find(step.inputs.begin(), step.inputs.end(), slot) != step.inputs.end())
+        step.repeated_input = true;
       step.inputs.push_back(slot);
       last_reader[slot] = plan.steps.size();
     }
+    for (std::size_t k = 0; k < step.output_count; ++k)
+      producer[step.first_output + k] = plan.steps.size();
     if (node.kind() == OpKind::compute) {
       for (std::size_t k = 0; k < node.inputs.size(); ++k)
         step.value_inputs.push_back(node.op->shape_needs_value(k, node.inputs.size()));
       step.shapes_fixed = outputs_fixed(graph, node, plan, step);
     }
+    plan.max_inputs = std::max(plan.max_inputs, step.inputs.size());
+    plan.max_outputs = std::max(plan.max_outputs, step.output_count);
     plan.steps.push_back(std::move(step));
   }
-  for (std::size_t slot = 0; slot < plan.slot_count; ++slot)
-    if (last_reader[slot] != SIZE_MAX) plan.steps[last_reader[slot]].release.push_back(slot);
+  for (std::size_t slot = 0; slot < plan.slot_count; ++slot) {
+    if (last_reader[slot] != SIZE_MAX)
+      plan.steps[last_reader[slot]].release.push_back(slot);
+    else if (producer[slot] != SIZE_MAX)
+      plan.steps[producer[slot]].release.push_back(slot);  // an output nobody reads
+  }
   return plan;
 }
 
@@ -111,19 +123,42 @@ void check_size(ElementType type, const Shape& shape, std::size_t index, std::si
               std::move(c));
 }
 
+/// Leaves no tensor in the state when a run fails.
+class RunCleanup {
+ public:
+  explicit RunCleanup(ExecState& state) : state_(state) {}
+  ~RunCleanup() {
+    if (finished_) return;
+    for (Tensor& t : state_.slots) t = Tensor();
+    for (Tensor& t : state_.inputs) t = Tensor();
+    for (Tensor& t : state_.outputs) t = Tensor();
+  }
+  RunCleanup(const RunCleanup&) = delete;
+  RunCleanup& operator=(const RunCleanup&) = delete;
+  void finished() { finished_ = true; }
+
+ private:
+  ExecState& state_;
+  bool finished_ = false;
+};
+
 }  // namespace
 
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
-                            std::size_t max_tensor_bytes, const ExecContext& context) {
-  std::vector<Tensor> slots(plan.slot_count);
+                            std::size_t max_tensor_bytes, const ExecContext& context,
+                            ExecState& state) {
+  state.slots.resize(plan.slot_count);
+  state.inputs.resize(plan.max_inputs);
+  state.outputs.resize(plan.max_outputs);
+  state.infos.resize(plan.max_inputs);
+  RunCleanup cleanup(state);
+  std::vector<Tensor>& slots = state.slots;
   std::vector<Tensor> results(graph.results.size());
-  std::vector<ValueInfo> infos;
-  std::vector<Tensor> inputs;
   for (const ExecPlan::Step& step : plan.steps) {
     const Node& node = graph.nodes[step.node];
     switch (node.kind()) {
       case OpKind::parameter:
-        slots[step.first_output] = fed[step.io_index];
+        slots[step.first_output] = std::move(fed[step.io_index]);
         break;
       case OpKind::constant:
         slots[step.first_output] = node.value;
@@ -134,29 +169,32 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
           results[step.io_index] = results[step.io_index].clone();
         break;
       case OpKind::compute: {
-        inputs.clear();
-        for (std::size_t slot : step.inputs) inputs.push_back(slots[slot]);
+        // execute() takes its inputs side by side: they are moved out of their slots and back,
+        // or copied when a slot feeds two of them.
+        const std::span<Tensor> inputs(state.inputs.data(), step.inputs.size());
+        for (std::size_t k = 0; k < inputs.size(); ++k)
+          inputs[k] =
+              step.repeated_input ? slots[step.inputs[k]] : std::move(slots[step.inputs[k]]);
+        const std::span<Tensor> outputs(state.outputs.data(), step.output_count);
         try {
-          std::vector<Tensor> outputs;
-          outputs.reserve(step.output_count);
           if (step.shapes_fixed) {
-            for (std::size_t k = 0; k < step.output_count; ++k) {
+            for (std::size_t k = 0; k < outputs.size(); ++k) {
               const ExecPlan::Slot& slot = plan.slots[step.first_output + k];
               check_size(slot.type, slot.shape, k, max_tensor_bytes);
               // Not zeroed: execute() writes every element.
-              outputs.push_back(uninitialized_tensor(slot.type, slot.shape));
+              outputs[k] = uninitialized_tensor(slot.type, slot.shape);
             }
           } else {
-            infos.clear();
             for (std::size_t k = 0; k < inputs.size(); ++k)
-              infos.push_back({inputs[k].element_type(),
-                               PartialShape::from_shape(inputs[k].shape()),
-                               step.value_inputs[k] ? &inputs[k] : nullptr});
-            const std::vector<OutputInfo> outs = node.op->infer(infos, Phase::run);
-            if (outs.size() != step.output_count)
+              state.infos[k] = {inputs[k].element_type(),
+                                PartialShape::from_shape(inputs[k].shape()),
+                                step.value_inputs[k] ? &inputs[k] : nullptr};
+            const std::vector<OutputInfo> outs = node.op->infer(
+                std::span<const ValueInfo>(state.infos.data(), inputs.size()), Phase::run);
+            if (outs.size() != outputs.size())
               throw Error(ErrorCode::shape,
                           fmt::format("the shape rule gave {} outputs at run time, not {}",
-                                      outs.size(), step.output_count));
+                                      outs.size(), outputs.size()));
             for (std::size_t k = 0; k < outs.size(); ++k) {
               const OutputInfo& o = outs[k];
               const OutputPort& port = node.outputs[k];
@@ -173,23 +211,30 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
                                         k, to_string(o.type), to_string(shape),
                                         to_string(port.type), to_string(port.shape)));
               check_size(o.type, shape, k, max_tensor_bytes);
-              outputs.push_back(uninitialized_tensor(o.type, shape));
+              outputs[k] = uninitialized_tensor(o.type, shape);
             }
           }
           node.op->execute(inputs, outputs, context);
-          for (std::size_t k = 0; k < outputs.size(); ++k)
-            slots[step.first_output + k] = std::move(outputs[k]);
         } catch (const Error& e) {
           throw graph.locate(e, node);
         } catch (const std::bad_alloc&) {
           throw graph.locate(Error(ErrorCode::value, "out of memory for the layer's outputs"),
                              node);
         }
+        for (std::size_t k = 0; k < outputs.size(); ++k)
+          slots[step.first_output + k] = std::move(outputs[k]);
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+          if (step.repeated_input)
+            inputs[k] = Tensor();
+          else
+            slots[step.inputs[k]] = std::move(inputs[k]);
+        }
         break;
       }
     }
     for (std::size_t slot : step.release) slots[slot] = Tensor();
   }
+  cleanup.finished();
   return results;
 }
 
