@@ -8,10 +8,11 @@ namespace irlite {
 
 namespace detail {
 
-/// What a Session keeps between runs: its threads.
+/// What a Session keeps between runs: its threads, and the executor's scratch space.
 struct SessionState {
   explicit SessionState(unsigned threads) : pool(threads) {}
   ThreadPool pool;
+  ExecState exec;
 };
 
 }  // namespace detail
@@ -84,7 +85,7 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
                   input_context(m, p));
 
   std::vector<Tensor> results = execute(graph, m.plan, std::move(fed), options_.max_tensor_bytes,
-                                        ExecContext{Parallel(&state_->pool)});
+                                        ExecContext{Parallel(&state_->pool)}, state_->exec);
   std::map<std::string, Tensor> outputs;
   for (std::size_t r = 0; r < results.size(); ++r) outputs[m.outputs[r].name] = std::move(results[r]);
   return outputs;

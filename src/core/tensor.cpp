@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <new>
 
+#include "core/buffer.hpp"
 #include "irlite/error.hpp"
 
 namespace irlite {
@@ -23,12 +23,9 @@ std::size_t checked_size(ElementType type, const Shape& shape) {
 
 Tensor::Tensor(ElementType type, Shape shape)
     : type_(type), shape_(std::move(shape)), size_(checked_size(type_, shape_)) {
-  const std::size_t bytes = byte_size();
-  // 64-byte alignment suits any element type and vector loads.
-  void* p = ::operator new(bytes ? bytes : 1, std::align_val_t{64});
-  std::memset(p, 0, bytes);
-  data_ = p;
-  owner_ = std::shared_ptr<void>(p, [](void* q) { ::operator delete(q, std::align_val_t{64}); });
+  std::shared_ptr<void> buffer = allocate_buffer(byte_size(), true);
+  data_ = buffer.get();
+  owner_ = std::move(buffer);
 }
 
 Tensor Tensor::view(ElementType type, Shape shape, void* data,
@@ -48,7 +45,8 @@ Tensor Tensor::view(ElementType type, Shape shape, const void* data,
 }
 
 Tensor Tensor::clone() const {
-  Tensor t(type_, shape_);
+  // Every byte is copied over: no need to zero them first.
+  Tensor t = uninitialized_tensor(type_, shape_);
   if (byte_size()) std::memcpy(t.data_, data_, byte_size());
   return t;
 }

@@ -5,7 +5,7 @@
 
 namespace irlite {
 
-std::vector<OutputInfo> ConstantOp::infer(std::span<const ValueInfo>) const {
+std::vector<OutputInfo> ConstantOp::infer(std::span<const ValueInfo>, Phase) const {
   return {{type_, PartialShape::from_shape(shape_)}};
 }
 

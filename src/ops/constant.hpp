@@ -16,7 +16,7 @@ class ConstantOp final : public Op {
   std::uint64_t offset() const { return offset_; }
   std::uint64_t size() const { return size_; }
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override;
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override;
   void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
   std::vector<std::pair<std::string, std::string>> attributes() const override;
 

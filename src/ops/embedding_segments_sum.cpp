@@ -48,7 +48,8 @@ std::string range_text(std::uint64_t bound) {
 }
 
 // Checks the known values of index input `input` against [0, bound) (bound unknown: only
-// against 0) before any kernel runs: at load time for Consts, at run time for everything.
+// against 0): those of Consts at load time. At run time the rule does not get them; the kernel
+// checks them before it writes anything.
 void check_known_indices(const ValueInfo& info, std::size_t input, std::string_view name,
                          std::optional<std::int64_t> bound, bool minus_one_allowed) {
   if (!info.value) return;
@@ -73,7 +74,7 @@ void check_known_indices(const ValueInfo& info, std::size_t input, std::string_v
 
 class EmbeddingSegmentsSumOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override {
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& table = inputs[kTable];
     const ValueInfo& indices = inputs[kIndices];
     const ValueInfo& ids = inputs[kSegmentIds];
@@ -164,6 +165,11 @@ class EmbeddingSegmentsSumOp final : public Op {
     PartialShape out = table.shape;
     out[0] = num_segments ? Dimension(*num_segments) : Dimension::dynamic();
     return {{table.type, std::move(out)}};
+  }
+
+  // num_segments is the output's first dimension; the indices are the kernel's to check.
+  bool shape_needs_value(std::size_t index, std::size_t) const override {
+    return index == kNumSegments;
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,

@@ -23,8 +23,19 @@ class Attributes;
 struct ValueInfo {
   ElementType type = ElementType::undefined;
   PartialShape shape;
-  /// The input's value when known: a Const at load time, every input at run time.
+  /// The input's value when the rule gets it: every Const's at load time; at run time only
+  /// those of the inputs the op names in Op::shape_needs_value().
   const Tensor* value = nullptr;
+};
+
+/// When a shape rule runs.
+enum class Phase {
+  /// While loading: shapes may be partial, values are those of Consts. A bad Const value is
+  /// reported as the model's error (mostly ErrorCode::shape, as OpenVINO rejects the model).
+  load,
+  /// Before a layer runs: every shape is the real tensor's, and a bad value is the input's
+  /// error (ErrorCode::value).
+  run,
 };
 
 /// One output as the shape rule infers it.
@@ -42,12 +53,30 @@ struct ExecContext {
 class Op {
  public:
   virtual ~Op() = default;
-  /// Validates the inputs' types and shapes (and values, where known) and returns the outputs'
-  /// types and shapes. At run time every input has a static shape and a value, and the result
-  /// must be static. Throws through op_error()/input_error().
-  virtual std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const = 0;
+  /// Validates the inputs' types and shapes (and values, where given) and returns the outputs'
+  /// types and shapes. At run time every input has a static shape, and the result must be
+  /// static. Throws through op_error()/input_error()/value_error().
+  ///
+  /// A layer whose input shapes are static and whose value inputs (shape_needs_value()) are
+  /// Consts is inferred once, when the model loads, and not again before each run: the rule
+  /// must give the same result for the same shapes and values.
+  virtual std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const = 0;
+  /// The load-time rule: infer(inputs, Phase::load).
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const {
+    return infer(inputs, Phase::load);
+  }
+  /// Whether the shape rule reads the value of input `index` (of `count` given) to work out
+  /// the output shapes: TopK's k, ReduceMax's axes. At run time the executor gives infer() those
+  /// values only, so that a large data input is not walked once by the rule and again by the
+  /// kernel: whatever the rule would check in the other inputs' values, execute() checks.
+  virtual bool shape_needs_value([[maybe_unused]] std::size_t index,
+                                 [[maybe_unused]] std::size_t count) const {
+    return false;
+  }
   /// Computes the outputs, already allocated with the shapes infer() returned for these inputs.
-  /// Checks the input values before writing any output.
+  /// The outputs' memory is not initialised: execute() must write every element of every
+  /// output. Checks the input values before writing any output, every value it relies on
+  /// included (an index in range, ids sorted), also those infer() checks when it sees them.
   virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                        const ExecContext& context) const = 0;
   /// The attributes as text for display, in a stable order.

@@ -31,7 +31,7 @@ class ReduceMaxOp final : public Op {
  public:
   explicit ReduceMaxOp(bool keep_dims) : keep_dims_(keep_dims) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override {
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& axes = inputs[1];
     if (!is_numeric(data.type))
@@ -47,7 +47,8 @@ class ReduceMaxOp final : public Op {
       const std::int64_t rank = in.rank();
       std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
       // Duplicate axes are accepted (the spec forbids them, OpenVINO does not): one reduction.
-      for (const std::int64_t a : normalized_axes(*axes.value, rank, data.value != nullptr))
+      const bool run_time = phase == Phase::run || data.value != nullptr;
+      for (const std::int64_t a : normalized_axes(*axes.value, rank, run_time))
         reduced[static_cast<std::size_t>(a)] = true;
       std::vector<Dimension> dims;
       for (std::size_t i = 0; i < reduced.size(); ++i) {
@@ -71,6 +72,8 @@ class ReduceMaxOp final : public Op {
     }
     return {{data.type, PartialShape::dynamic_rank()}};
   }
+
+  bool shape_needs_value(std::size_t index, std::size_t) const override { return index == 1; }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {

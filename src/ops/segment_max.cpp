@@ -52,7 +52,7 @@ class SegmentMaxOp final : public Op {
  public:
   explicit SegmentMaxOp(FillMode fill) : fill_(fill) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override {
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[kData];
     const ValueInfo& ids = inputs[kSegmentIds];
     const ValueInfo* num = inputs.size() > kNumSegments ? &inputs[kNumSegments] : nullptr;
@@ -84,7 +84,8 @@ class SegmentMaxOp final : public Op {
       input_error(kNumSegments, fmt::format("num_segments must be a scalar input, got {}",
                                             to_string(num->shape)));
 
-    // Known values: ids at load time when they are a Const, everything at run time.
+    // Known values: ids at load time when they are a Const, and at run time when they give the
+    // segment count.
     std::optional<std::int64_t> ids_count;
     if (ids.value) ids_count = checked_segment_count(*ids.value, num == nullptr);
     std::optional<std::int64_t> num_value;
@@ -103,6 +104,12 @@ class SegmentMaxOp final : public Op {
     else
       out[0] = Dimension::dynamic();
     return {{data.type, std::move(out)}};
+  }
+
+  // num_segments gives the output's first dimension; without it, max(segment_ids) + 1 does. The
+  // kernel checks the ids (sorted, non-negative) in any case.
+  bool shape_needs_value(std::size_t index, std::size_t count) const override {
+    return index == kNumSegments || (index == kSegmentIds && count <= kNumSegments);
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,

@@ -31,7 +31,7 @@ class TopKOp final : public Op {
         index_type_(index_type),
         stable_(stable) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const override {
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& k = inputs[1];
     if (!is_numeric(data.type))
@@ -49,8 +49,9 @@ class TopKOp final : public Op {
     if (k.shape.rank_is_static() && k.shape.rank() != 0)
       input_error(1, "k must be a scalar, got " + to_string(k.shape));
 
-    // At run time every input has a value; a Const data with a Const k is checked as early.
-    const bool run_time = data.value != nullptr && k.value != nullptr;
+    // The data's real shape is known at run time, and while loading when the data is a Const:
+    // k is then checked against it as early.
+    const bool run_time = k.value != nullptr && (phase == Phase::run || data.value != nullptr);
     std::optional<std::int64_t> k_value;
     if (k.value) {
       k_value = integer_at(*k.value, 0);
@@ -78,6 +79,9 @@ class TopKOp final : public Op {
     }
     return {{data.type, out}, {index_type_, out}};
   }
+
+  // Only k decides the output shape; the data's values are the kernel's business.
+  bool shape_needs_value(std::size_t index, std::size_t) const override { return index == 1; }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {

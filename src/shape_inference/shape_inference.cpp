@@ -84,7 +84,7 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
     }
     try {
       std::vector<OutputInfo> outputs =
-          node.op->infer(std::span<const ValueInfo>(inputs.data(), count));
+          node.op->infer(std::span<const ValueInfo>(inputs.data(), count), Phase::load);
       for (std::size_t i = 0; i < node.outputs.size() && i < outputs.size(); ++i) {
         node.outputs[i].type = outputs[i].type;
         node.outputs[i].shape = std::move(outputs[i].shape);

@@ -1,0 +1,25 @@
+#pragma once
+// The memory behind the tensors irlite allocates for itself.
+
+#include <cstddef>
+#include <memory>
+
+#include "irlite/tensor.hpp"
+
+namespace irlite {
+
+/// Buffers from this size up are mapped on their own, 2 MiB aligned, with transparent huge pages
+/// requested: a large output then costs a few hundred page faults instead of thousands.
+inline constexpr std::size_t kHugePageThreshold = std::size_t{4} << 20;
+
+/// `bytes` of memory (at least one), aligned to 64 bytes, owned by the returned pointer and
+/// freed with its last copy. The contents are unspecified unless `zeroed`. Throws
+/// std::bad_alloc.
+std::shared_ptr<void> allocate_buffer(std::size_t bytes, bool zeroed = false);
+
+/// A tensor on a fresh buffer whose elements are unspecified: for an output its writer fills
+/// entirely (an op's execute(), a copy). Throws Error when the byte size overflows and
+/// std::bad_alloc when memory runs out.
+Tensor uninitialized_tensor(ElementType type, Shape shape);
+
+}  // namespace irlite
