@@ -173,11 +173,12 @@ std::vector<std::int64_t> ks_for(std::int64_t n) {
 
 template <class T, class TIndex>
 void check_type(std::mt19937_64& rng, bool all_shapes) {
-  // Innermost axis: long rows (filter over vector blocks, selection from 256 elements on) and
-  // short ones; lengths that leave vector tails. Outer axes: column blocks wider and narrower
+  // Innermost axis: long rows (filter over vector blocks, selection from 256 elements on, with
+  // a finer histogram from 4096) and short ones; lengths that leave vector tails. Outer axes: column blocks wider and narrower
   // than a vector, a middle axis.
-  const std::vector<Shape3> shapes = {{3, 1001, 1}, {2, 300, 1}, {4, 37, 1},  {1, 1, 1},
-                                      {1, 97, 150}, {3, 40, 5},  {1, 260, 3}, {2, 19, 70}};
+  const std::vector<Shape3> shapes = {{3, 1001, 1}, {2, 300, 1}, {1, 4500, 1}, {4, 37, 1},
+                                      {1, 1, 1},    {1, 97, 150}, {3, 40, 5},  {1, 260, 3},
+                                      {2, 19, 70}};
   const std::vector<Shape3> few = {{3, 1001, 1}, {2, 300, 1}, {1, 97, 150}, {3, 40, 5}};
   constexpr TopKSort sorts[] = {TopKSort::value, TopKSort::index, TopKSort::none};
   int turn = 0;

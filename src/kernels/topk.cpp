@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -74,9 +75,20 @@ IRLITE_INLINE Key<T> key_of(T v) {
   }
 }
 
+/// How many low bits of a key may be set.
+template <class T>
+inline constexpr int kKeyBits = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>
+                                    ? 16
+                                    : 8 * static_cast<int>(sizeof(T));
+
+/// What min mode xors keys with: every significant bit, so that keys stay as narrow.
 template <class T>
 constexpr Key<T> mode_flip(bool max) {
-  return max ? Key<T>{0} : static_cast<Key<T>>(~Key<T>{0});
+  if (max) return 0;
+  if constexpr (kKeyBits<T> == 8 * sizeof(Key<T>))
+    return static_cast<Key<T>>(~Key<T>{0});
+  else
+    return static_cast<Key<T>>((Key<T>{1} << kKeyBits<T>) - 1);
 }
 
 // ---- Entries: a key with its index, compared as a strict total order ---------------------------
@@ -220,6 +232,19 @@ IRLITE_INLINE auto may_beat(V v, V t, [[maybe_unused]] V u) {
   }
 }
 
+/// may_beat() for the row filter, which runs it only while t is a number (for max, a NaN t ends
+/// the scan; for min, every number beats it and the filter runs element by element until a
+/// number is kept). For max a NaN lane always passes: one unordered comparison.
+template <bool Max, class Dom, class V>
+IRLITE_INLINE auto row_may_beat(V v, V t) {
+  if constexpr (Dom::is_float && Max)
+    return !(v <= t);
+  else if constexpr (Max)
+    return v > t;
+  else
+    return v < t;
+}
+
 /// The `u` of beats() for a worst kept value t (only min-mode floats use it).
 template <bool Max, class Dom, class D>
 IRLITE_INLINE D second_bound(D t) {
@@ -239,6 +264,25 @@ IRLITE_INLINE bool settled(D t) {
     return false;
 }
 
+/// The set lanes of a comparison mask as bits, lane i as bit i.
+template <class M>
+IRLITE_INLINE std::uint32_t lane_bits(M m) {
+  using Lane = simd::lane_t<M>;
+  constexpr std::size_t n = sizeof(M) / sizeof(Lane);
+  std::uint32_t bits = 0;
+  if constexpr (sizeof(Lane) == 1) {
+    for (std::size_t i = 0; i < n; ++i) bits |= static_cast<std::uint32_t>(m[i] & 1) << i;
+  } else {
+    // Every lane's bit in place, then one OR across lanes (no lane is wider than its weight).
+    using U = std::make_unsigned_t<Lane>;
+    vec<U> weights;
+    for (std::size_t i = 0; i < n; ++i) weights[i] = static_cast<U>(U{1} << i);
+    const vec<U> w = std::bit_cast<vec<U>>(m) & weights;
+    for (std::size_t i = 0; i < n; ++i) bits |= static_cast<std::uint32_t>(w[i]);
+  }
+  return bits;
+}
+
 /// h[0, k) is a heap whose every parent is no better than its children; puts e (better than
 /// h[0]) in place of h[0].
 template <class E>
@@ -255,6 +299,10 @@ void replace_worst(typename E::Entry* h, std::int64_t k, typename E::Entry e) {
   h[i] = e;
 }
 
+/// Vectors per test of the filters' vector pass: one reduction of the lane masks to a branch per
+/// this many vectors. Hits are rare once the kept values are good, so blocks can be long.
+inline constexpr std::int64_t kBlockVectors = 8;
+
 /// The k best of x[begin, end) (0 < k <= end - begin) into heap[0, k), in heap order.
 template <bool Max, class E, class T>
 IRLITE_MULTIVERSION void filter_row(const T* x, std::int64_t begin, std::int64_t end,
@@ -263,12 +311,15 @@ IRLITE_MULTIVERSION void filter_row(const T* x, std::int64_t begin, std::int64_t
   using D = typename Dom::D;
   using K = typename E::K;
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<D>);
-  constexpr std::int64_t B = 4 * L;  // elements per test of the vector pass
-  const auto entry = [&](std::int64_t j) { return E::make(static_cast<K>(key_of(x[j]) ^ flip), j); };
+  constexpr std::int64_t B = kBlockVectors * L;
+  const auto entry = [&](std::int64_t j) {
+    return E::make(static_cast<K>(key_of(x[j]) ^ flip), j);
+  };
   for (std::int64_t j = 0; j < k; ++j) heap[j] = entry(begin + j);
   std::make_heap(heap, heap + k, Better<E>{});
   D t = Dom::of(x[E::index(heap[0])]);
   D u = second_bound<Max, Dom>(t);
+  if (settled<Max, Dom>(t)) return;
   // Rare: an element that may beat the worst kept one.
   const auto visit = [&](std::int64_t j) {
     if (beats<Max, Dom>(Dom::of(x[j]), t, u)) {
@@ -278,20 +329,27 @@ IRLITE_MULTIVERSION void filter_row(const T* x, std::int64_t begin, std::int64_t
     }
   };
   std::int64_t j = begin + k;
-  if (settled<Max, Dom>(t)) return;
-  vec<D> tv = simd::broadcast(t), uv = simd::broadcast(u);
+  if constexpr (Dom::is_float && !Max) {
+    for (; j < end && t != t; ++j) visit(j);
+  }
+  vec<D> tv = simd::broadcast(t);
   for (; j + B <= end; j += B) {
     const T* p = x + j;
-    const auto m = may_beat<Max, Dom>(Dom::load(p), tv, uv) |
-                   may_beat<Max, Dom>(Dom::load(p + L), tv, uv) |
-                   may_beat<Max, Dom>(Dom::load(p + 2 * L), tv, uv) |
-                   may_beat<Max, Dom>(Dom::load(p + 3 * L), tv, uv);
+    auto m = row_may_beat<Max, Dom>(Dom::load(p), tv);
+#pragma GCC unroll 16
+    for (std::int64_t v = 1; v < kBlockVectors; ++v)
+      m |= row_may_beat<Max, Dom>(Dom::load(p + v * L), tv);
     if (!simd::any(m)) [[likely]]
       continue;
-    for (std::int64_t i = 0; i < B; ++i) visit(j + i);
-    if (settled<Max, Dom>(t)) return;
-    tv = simd::broadcast(t);
-    uv = simd::broadcast(u);
+    // Vector by vector against the threshold as it rises, lane by lane where one may beat it.
+    for (std::int64_t v = 0; v < kBlockVectors; ++v) {
+      for (std::uint32_t bits = lane_bits(row_may_beat<Max, Dom>(Dom::load(p + v * L), tv));
+           bits != 0; bits &= bits - 1) {
+        visit(j + v * L + std::countr_zero(bits));
+      }
+      if (settled<Max, Dom>(t)) return;
+      tv = simd::broadcast(t);
+    }
   }
   for (; j < end; ++j) visit(j);
 }
@@ -305,9 +363,8 @@ IRLITE_MULTIVERSION void filter_columns(const T* x, std::int64_t n, std::int64_t
                                         typename E::Entry* heaps, typename Domain<T>::D* t,
                                         typename Domain<T>::D* u) {
   using Dom = Domain<T>;
-  using D = typename Dom::D;
   using K = typename E::K;
-  constexpr auto L = static_cast<std::int64_t>(simd::lanes<D>);
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<typename Dom::D>);
   const auto entry = [&](std::int64_t j, std::int64_t c) {
     return E::make(static_cast<K>(key_of(x[j * inner + c]) ^ flip), j);
   };
@@ -328,119 +385,70 @@ IRLITE_MULTIVERSION void filter_columns(const T* x, std::int64_t n, std::int64_t
       refresh(c);
     }
   };
+  // Columns in whole blocks of vectors, whole vectors, then one by one.
+  const std::int64_t blocked = width / (kBlockVectors * L) * (kBlockVectors * L);
+  const std::int64_t vectored = width / L * L;
   for (std::int64_t j = k; j < n; ++j) {
     const T* row = x + j * inner;
     const auto test = [&](std::int64_t c) __attribute__((always_inline)) {
       return may_beat<Max, Dom>(Dom::load(row + c), simd::load(t + c), simd::load(u + c));
     };
+    // Each lane is its own slice: a hit in one changes no other lane's threshold.
+    const auto visit_lanes = [&](std::int64_t c) {
+      for (std::uint32_t bits = lane_bits(test(c)); bits != 0; bits &= bits - 1)
+        visit(j, c + std::countr_zero(bits));
+    };
     std::int64_t c = 0;
-    for (; c + 4 * L <= width; c += 4 * L) {
-      if (!simd::any(test(c) | test(c + L) | test(c + 2 * L) | test(c + 3 * L))) [[likely]]
+    for (; c < blocked; c += kBlockVectors * L) {
+      auto m = test(c);
+#pragma GCC unroll 16
+      for (std::int64_t v = 1; v < kBlockVectors; ++v) m |= test(c + v * L);
+      if (!simd::any(m)) [[likely]]
         continue;
-      for (std::int64_t i = c; i < c + 4 * L; ++i) visit(j, i);
+      for (std::int64_t v = 0; v < kBlockVectors; ++v) visit_lanes(c + v * L);
     }
-    for (; c + L <= width; c += L) {
-      if (!simd::any(test(c))) [[likely]]
-        continue;
-      for (std::int64_t i = c; i < c + L; ++i) visit(j, i);
+    for (; c < vectored; c += L) {
+      if (simd::any(test(c))) [[unlikely]]
+        visit_lanes(c);
     }
     for (; c < width; ++c) visit(j, c);
   }
 }
 
 // ---- Radix selection (larger k) ---------------------------------------------------------------
-// Keys are taken 8 bits at a time from the top: a histogram of the candidates' digit finds the
-// bucket that holds the k-th best key, the candidates shrink to that bucket, and so on until the
-// bucket holds exactly the missing elements or one key value is left.
-
-/// Which keys are the k best: those above `low`, plus, when `ties` > 0, the first `ties` (in
-/// index order) equal to it.
-template <class K>
-struct Cut {
-  K low;
-  std::int64_t ties;
-};
-
-/// The cut for the k best of keys[0, n), 0 < k < n. scratch has room for n keys.
-template <class K>
-Cut<K> find_cut(const K* keys, std::int64_t n, std::int64_t k, K* scratch) {
-  const K* cand = keys;
-  std::int64_t count = n, need = k;
-  K prefix = 0;
-  std::array<std::int64_t, 256> hist;
-  for (int shift = 8 * static_cast<int>(sizeof(K)) - 8; shift >= 0; shift -= 8) {
-    hist.fill(0);
-    for (std::int64_t i = 0; i < count; ++i) ++hist[(cand[i] >> shift) & 0xff];
-    std::size_t b = 255;
-    std::int64_t above = 0;
-    while (above + hist[b] < need) above += hist[b--];
-    need -= above;
-    prefix |= static_cast<K>(static_cast<K>(b) << shift);
-    // The whole bucket is needed: the k best are the keys with at least this prefix. Some key
-    // is below it (k < n), so the prefix is not 0.
-    if (hist[b] == need) return {static_cast<K>(prefix - 1), 0};
-    std::int64_t m = 0;
-    for (std::int64_t i = 0; i < count; ++i) {
-      const K key = cand[i];  // read before the write: scratch may be cand, and m <= i
-      scratch[m] = key;
-      m += ((key >> shift) & 0xff) == b;
-    }
-    cand = scratch;
-    count = m;
-  }
-  return {prefix, need};
-}
-
-/// The entries of the keys a cut selects, in index order, to out[0, k); out has room for k + 1
-/// entries (each element is written, and the next one overwrites it unless it was selected).
-template <class E>
-void pick(const typename E::K* keys, std::int64_t n, Cut<typename E::K> cut,
-          typename E::Entry* out) {
-  using K = typename E::K;
-  std::int64_t m = 0;
-  if (cut.ties == 0) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      const K key = keys[j];
-      out[m] = E::make(key, j);
-      m += key > cut.low;
-    }
-  } else {
-    std::int64_t ties = cut.ties;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const K key = keys[j];
-      const bool tie = (key == cut.low) & (ties > 0);
-      ties -= tie;
-      out[m] = E::make(key, j);
-      m += (key > cut.low) | tie;
-    }
-  }
-}
+// A histogram of the keys' top bits finds the bucket that holds the k-th best key. One pass picks,
+// in index order, every element of that bucket or a better one: the k best and the rest of the
+// bucket, a small surplus unless the data are concentrated. A stable radix sort of those on the
+// keys puts the k best first in value order; for index order, the k-th best entry found among
+// them marks which ones to keep.
 
 /// Sorts a[0, m) best first, equal keys kept in their order (here: index order), by a least
-/// significant digit first radix sort on the keys; digits that all keys share are skipped.
-/// Returns where the result is: a or tmp (room for m).
-template <class E>
+/// significant digit first radix sort on keys of `Bits` significant bits; digits that all keys
+/// share are skipped. m < 2^32. Returns where the result is: a or tmp (room for m).
+template <class E, int Bits>
 typename E::Entry* sort_by_key(typename E::Entry* a, typename E::Entry* tmp, std::int64_t m) {
+  using Entry = typename E::Entry;
   using K = typename E::K;
   if (m < 64) {
     std::sort(a, a + m, Better<E>{});
     return a;
   }
-  constexpr int digits = static_cast<int>(sizeof(K));
   // Ascending order of the complemented key is descending order of the key.
-  const auto digit = [](const typename E::Entry& e, int d) {
+  const auto digit = [](const Entry& e, int d) __attribute__((always_inline)) {
     return static_cast<std::size_t>((static_cast<K>(~E::key(e)) >> (8 * d)) & 0xff);
   };
-  std::array<std::array<std::int64_t, 256>, digits> hist{};
+  constexpr int digits = (Bits + 7) / 8;
+  std::array<std::array<std::uint32_t, 256>, digits> hist{};
   for (std::int64_t i = 0; i < m; ++i) {
+#pragma GCC unroll 8
     for (int d = 0; d < digits; ++d) ++hist[d][digit(a[i], d)];
   }
   for (int d = 0; d < digits; ++d) {
     auto& h = hist[d];
     if (h[digit(a[0], d)] == m) continue;
-    std::int64_t sum = 0;
-    for (std::int64_t& c : h) {
-      const std::int64_t start = sum;
+    std::uint32_t sum = 0;
+    for (std::uint32_t& c : h) {
+      const std::uint32_t start = sum;
       sum += c;
       c = start;
     }
@@ -448,6 +456,61 @@ typename E::Entry* sort_by_key(typename E::Entry* a, typename E::Entry* tmp, std
     std::swap(a, tmp);
   }
   return a;
+}
+
+/// The indices j < n < 2^32 of keys[j] >= low, in order, to at[0, returned count); at has room
+/// for n + 1 (the scalar tail writes every index and overwrites those it does not keep).
+template <class K>
+IRLITE_MULTIVERSION std::int64_t indices_at_least(const K* keys, std::int64_t n, K low,
+                                                  std::uint32_t* at) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<K>);
+  const vec<K> lv = simd::broadcast(low);
+  std::int64_t m = 0, j = 0;
+  for (; j + L <= n; j += L) {
+    for (std::uint32_t bits = lane_bits(simd::load(keys + j) >= lv); bits != 0; bits &= bits - 1)
+      at[m++] = static_cast<std::uint32_t>(j + std::countr_zero(bits));
+  }
+  for (; j < n; ++j) {
+    at[m] = static_cast<std::uint32_t>(j);
+    m += keys[j] >= low;
+  }
+  return m;
+}
+
+/// The elements of keys[0, n) (0 < k < n < 2^32, keys of `Bits` significant bits) that the k
+/// best are among, as entries in index order in out[0, returned count). at has room for n + 1
+/// indices (each index is written, and the next one overwrites it unless it was kept).
+template <class E, int Bits>
+std::int64_t candidates(const typename E::K* keys, std::int64_t n, std::int64_t k,
+                        std::uint32_t* at, typename E::Entry* out) {
+  using K = typename E::K;
+  // 2048 buckets for long slices, 256 for shorter ones, where clearing and scanning more would
+  // cost more than the surplus they save.
+  const int digit_bits = std::min(Bits, n >= 4096 ? 11 : 8);
+  const int shift = Bits - digit_bits;
+  std::array<std::uint32_t, 2048> hist;
+  std::fill_n(hist.begin(), std::size_t{1} << digit_bits, 0u);
+  for (std::int64_t i = 0; i < n; ++i) ++hist[keys[i] >> shift];
+  std::size_t b = (std::size_t{1} << digit_bits) - 1;
+  std::int64_t count = 0;
+  while (count + hist[b] < k) count += hist[b--];
+  const auto low = static_cast<K>(static_cast<K>(b) << shift);  // the bucket's smallest key
+  const std::int64_t m = indices_at_least(keys, n, low, at);
+  for (std::int64_t i = 0; i < m; ++i) out[i] = E::make(keys[at[i]], at[i]);
+  return m;
+}
+
+/// Keeps the k best of e[0, m) (0 < k < m) in their order, in place.
+template <class E>
+void keep_best(typename E::Entry* e, std::int64_t m, std::int64_t k, typename E::Entry* tmp) {
+  std::copy(e, e + m, tmp);
+  std::nth_element(tmp, tmp + (k - 1), tmp + m, Better<E>{});
+  const typename E::Entry kth = tmp[k - 1];
+  std::int64_t kept = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    e[kept] = e[i];
+    kept += !E::better(kth, e[i]);
+  }
 }
 
 /// Keys of x[0, n) with the mode applied.
@@ -470,39 +533,45 @@ IRLITE_MULTIVERSION void compute_keys(const T* x, std::int64_t n, Key<T> flip, K
   for (; j < n; ++j) keys[j] = key_of(x[j]) ^ flip;
 }
 
-/// Below this slice length the radix passes' fixed costs (256-bucket histograms) outweigh a
-/// comparison sort of the entries.
+/// Below this slice length a comparison sort of the entries beats the radix passes' fixed costs
+/// (histograms); slices of 2^32 elements and more, whose counts need 64 bits, go that way too.
 inline constexpr std::int64_t kRadixMin = 256;
+inline constexpr std::int64_t kRadixMax = std::numeric_limits<std::uint32_t>::max();
 
 /// Scratch for selecting from slices of up to n keys.
 template <class E>
 struct SelectScratch {
   explicit SelectScratch(std::int64_t n)
       : keys(static_cast<std::size_t>(n)),
-        cand(static_cast<std::size_t>(n)),
+        at(static_cast<std::size_t>(n) + 1),
         out(static_cast<std::size_t>(n) + 1),
         tmp(static_cast<std::size_t>(n) + 1) {}
-  std::vector<typename E::K> keys, cand;
+  std::vector<typename E::K> keys;
+  std::vector<std::uint32_t> at;
   std::vector<typename E::Entry> out, tmp;
 };
 
-/// The k best (0 < k <= n) of keys[0, n) in output order; the result lives in s.out or s.tmp.
-template <class E>
+/// The k best (0 < k <= n) of keys[0, n) (keys of `Bits` significant bits) in output order; the
+/// result lives in s.out or s.tmp.
+template <class E, int Bits>
 const typename E::Entry* select_keys(const typename E::K* keys, std::int64_t n, std::int64_t k,
                                      bool by_index, SelectScratch<E>& s) {
   typename E::Entry* out = s.out.data();
-  if (n < kRadixMin) {
+  if (n < kRadixMin || n > kRadixMax) {
     for (std::int64_t j = 0; j < n; ++j) out[j] = E::make(keys[j], j);
     if (k < n) std::nth_element(out, out + (k - 1), out + n, Better<E>{});
     order<E>(out, k, by_index);
     return out;
   }
+  std::int64_t m = n;
   if (k == n) {
     for (std::int64_t j = 0; j < n; ++j) out[j] = E::make(keys[j], j);
   } else {
-    pick<E>(keys, n, find_cut(keys, n, k, s.cand.data()), out);
+    m = candidates<E, Bits>(keys, n, k, s.at.data(), out);
   }
-  return by_index ? out : sort_by_key<E>(out, s.tmp.data(), k);
+  if (!by_index) return sort_by_key<E, Bits>(out, s.tmp.data(), m);  // the first k
+  if (m > k) keep_best<E>(out, m, k, s.tmp.data());
+  return out;
 }
 
 // ---- Drivers ----------------------------------------------------------------------------------
@@ -582,7 +651,7 @@ void rows_by_select(const Parallel& parallel, const T* in, std::int64_t outer, s
                             o < static_cast<std::int64_t>(end); ++o) {
                          const T* x = in + o * n;
                          compute_keys(x, n, flip, s.keys.data());
-                         const auto* e = select_keys<E>(s.keys.data(), n, k, by_index, s);
+                         const auto* e = select_keys<E, kKeyBits<T>>(s.keys.data(), n, k, by_index, s);
                          write_slice<E>(e, k, x, 1, values + o * k, indices + o * k);
                        }
                      });
@@ -673,7 +742,7 @@ void columns_by_select(const Parallel& parallel, const T* in, std::int64_t outer
               keys[static_cast<std::size_t>(c * n + j)] = static_cast<K>(key_of(row[c]) ^ flip);
           }
           for (std::int64_t c = 0; c < width; ++c) {
-            const auto* e = select_keys<E>(keys.data() + c * n, n, k, by_index, s);
+            const auto* e = select_keys<E, kKeyBits<T>>(keys.data() + c * n, n, k, by_index, s);
             const std::int64_t at = o * k * inner + c0 + c;
             write_slice<E>(e, k, slab + c, inner, values + at, indices + at);
           }
