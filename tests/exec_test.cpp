@@ -1,5 +1,6 @@
-// The executor: output shapes fixed at load time for static layers, and run-time checks that
-// stay where they were.
+// The executor: output shapes fixed at load time for static layers, run-time checks that stay
+// where they were, buffers shared within a run and kept across runs, and the memory that sharing
+// may hold.
 
 #include <doctest/doctest.h>
 
@@ -20,6 +21,10 @@ using irlite::testing::OpTester;
 
 namespace {
 
+const ExecPlan& plan_of(const Model& m) {
+  return m.impl().plan;
+}
+
 // The plan step of the layer called `name`.
 const ExecPlan::Step& step_of(const Model& m, std::string_view name) {
   const detail::ModelImpl& impl = m.impl();
@@ -35,6 +40,103 @@ Tensor ints64(Shape shape, const std::vector<std::int64_t>& values) {
   REQUIRE(t.size() == values.size());
   std::copy(values.begin(), values.end(), t.data<std::int64_t>());
   return t;
+}
+
+// A chain of ReduceMax layers over `data_shape` f32, each reducing over the axes in `axes` (one
+// Const per layer; an empty list is the identity), named l1..ln, the last one's output named y.
+std::string reduce_chain_xml(const std::string& data_shape,
+                             const std::vector<std::vector<std::int64_t>>& axes,
+                             std::vector<std::byte>& weights) {
+  std::string layers =
+      "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"" +
+      data_shape +
+      "\" element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\" "
+      "names=\"x\"/></output></layer>\n";
+  std::string edges;
+  int id = 1;
+  int previous = 0;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const int c = id++;
+    const std::size_t offset = weights.size();
+    for (std::int64_t a : axes[i]) {
+      const auto* p = reinterpret_cast<const std::byte*>(&a);
+      weights.insert(weights.end(), p, p + sizeof a);
+    }
+    layers += "<layer id=\"" + std::to_string(c) + "\" name=\"a" + std::to_string(i + 1) +
+              "\" type=\"Const\" version=\"opset1\"><data element_type=\"i64\" shape=\"" +
+              std::to_string(axes[i].size()) + "\" offset=\"" + std::to_string(offset) +
+              "\" size=\"" + std::to_string(8 * axes[i].size()) +
+              "\"/><output><port id=\"0\" precision=\"I64\"/></output></layer>\n";
+    const int r = id++;
+    const bool last = i + 1 == axes.size();
+    layers += "<layer id=\"" + std::to_string(r) + "\" name=\"l" + std::to_string(i + 1) +
+              "\" type=\"ReduceMax\" version=\"opset1\"><data keep_dims=\"false\"/><input><port "
+              "id=\"0\"/><port id=\"1\"/></input><output><port id=\"2\" precision=\"FP32\"" +
+              (last ? " names=\"y\"" : "") + "/></output></layer>\n";
+    edges += "<edge from-layer=\"" + std::to_string(previous) + "\" from-port=\"" +
+             (previous == 0 ? "0" : "2") + "\" to-layer=\"" + std::to_string(r) +
+             "\" to-port=\"0\"/>\n";
+    edges += "<edge from-layer=\"" + std::to_string(c) + "\" from-port=\"0\" to-layer=\"" +
+             std::to_string(r) + "\" to-port=\"1\"/>\n";
+    previous = r;
+  }
+  layers += "<layer id=\"" + std::to_string(id) +
+            "\" name=\"y/sink\" type=\"Result\" version=\"opset1\"><input><port "
+            "id=\"0\"/></input></layer>\n";
+  edges += "<edge from-layer=\"" + std::to_string(previous) + "\" from-port=\"2\" to-layer=\"" +
+           std::to_string(id) + "\" to-port=\"0\"/>\n";
+  return "<?xml version=\"1.0\"?>\n<net name=\"chain\" version=\"11\"><layers>\n" + layers +
+         "</layers><edges>\n" + edges + "</edges></net>\n";
+}
+
+// Checks the plan's buffers against the memory a run holds without them: values sharing a
+// buffer never live at the same time and have its size, and at every step the bytes held (live
+// values, and buffers held while dead: between two of their values, and for a buffer kept across
+// runs, after its last value and before its first) stay within the peak of live values alone.
+void check_buffer_plan(const Model& m) {
+  const detail::ModelImpl& impl = m.impl();
+  const ExecPlan& plan = impl.plan;
+  const std::size_t n = plan.steps.size();
+  std::vector<std::size_t> born(plan.slot_count, SIZE_MAX), dies(plan.slot_count, SIZE_MAX);
+  std::vector<bool> returned(plan.slot_count, false);
+  for (std::size_t s = 0; s < n; ++s) {
+    const ExecPlan::Step& step = plan.steps[s];
+    const OpKind kind = impl.graph.nodes[step.node].kind();
+    if (kind == OpKind::compute)
+      for (std::size_t k = 0; k < step.output_count; ++k) born[step.first_output + k] = s;
+    if (kind == OpKind::result) returned[step.inputs[0]] = true;
+    for (std::size_t slot : step.release) dies[slot] = s;
+  }
+  std::vector<std::uint64_t> live(n, 0), held(n, 0);
+  struct Use {
+    std::size_t from, to;
+  };
+  std::map<std::size_t, std::vector<Use>> uses;
+  for (std::size_t slot = 0; slot < plan.slot_count; ++slot) {
+    if (born[slot] == SIZE_MAX || !plan.slots[slot].bytes) continue;
+    const std::size_t to = returned[slot] ? n - 1 : dies[slot];
+    REQUIRE(to != SIZE_MAX);
+    for (std::size_t s = born[slot]; s <= to; ++s) live[s] += *plan.slots[slot].bytes;
+    if (plan.slots[slot].buffer == SIZE_MAX) {
+      for (std::size_t s = born[slot]; s <= to; ++s) held[s] += *plan.slots[slot].bytes;
+      continue;
+    }
+    REQUIRE(plan.slots[slot].buffer < plan.buffers.size());
+    CHECK(plan.buffers[plan.slots[slot].buffer].bytes == *plan.slots[slot].bytes);
+    uses[plan.slots[slot].buffer].push_back({born[slot], to});
+  }
+  for (auto& [b, list] : uses) {
+    std::sort(list.begin(), list.end(), [](const Use& a, const Use& c) { return a.from < c.from; });
+    for (std::size_t i = 1; i < list.size(); ++i) CHECK(list[i - 1].to < list[i].from);
+    const std::size_t first = list.front().from, last = list.back().to;
+    for (std::size_t s = 0; s < n; ++s)
+      if ((s >= first && s <= last) || plan.buffers[b].keep) held[s] += plan.buffers[b].bytes;
+  }
+  const std::uint64_t peak = *std::max_element(live.begin(), live.end());
+  for (std::size_t s = 0; s < n; ++s) {
+    CAPTURE(s);
+    CHECK(held[s] <= peak);
+  }
 }
 
 }  // namespace
@@ -165,5 +267,75 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
                 .find("layer 2 'top' (TopK-11), input port 1: k (5) exceeds dimension 3 of "
                       "axis 0") != std::string::npos);
     }
+  }
+}
+
+TEST_CASE("a session reuses an output's memory once the caller drops it, never before") {
+  OpTester t("ReduceMax", "opset1", "copy");
+  t.attr("keep_dims", false)
+      .input_parameter("x", ElementType::f32, PartialShape{4})
+      .input_const("axes", Tensor(ElementType::i64, {0}))
+      .outputs(1);
+  const Model m = t.load();
+  Session s(m);
+  const Tensor a = make_tensor(ElementType::f32, {4}, {1, 2, 3, 4});
+  const Tensor b = make_tensor(ElementType::f32, {4}, {5, 6, 7, 8});
+  const void* first = s.run({{"x", a}}).at("out0").data();
+  // Dropped: the next run writes into the same memory.
+  const auto second = s.run({{"x", b}});
+  CHECK(second.at("out0").data() == first);
+  CHECK(second.at("out0").values<float>()[3] == 8);
+  // Kept: the next run writes elsewhere, and the kept output still holds its values.
+  const auto third = s.run({{"x", a}});
+  CHECK(third.at("out0").data() != second.at("out0").data());
+  CHECK(second.at("out0").values<float>()[0] == 5);
+  CHECK(second.at("out0").values<float>()[3] == 8);
+  CHECK(third.at("out0").values<float>()[3] == 4);
+  // A copy of an output holds it as well.
+  const Tensor copy = third.at("out0");
+  const void* held = copy.data();
+  const auto fourth = s.run({{"x", b}});
+  CHECK(fourth.at("out0").data() != held);
+  CHECK(copy.values<float>()[0] == 1);
+}
+
+TEST_CASE("layers of one size share buffers, and sharing holds no more than a run's peak") {
+  SUBCASE("a chain of identities needs two buffers") {
+    std::vector<std::byte> weights;
+    const std::string xml =
+        reduce_chain_xml("2", std::vector<std::vector<std::int64_t>>(50), weights);
+    const Model m = Model::load_from_memory(xml, weights);
+    const ExecPlan& plan = plan_of(m);
+    CHECK(plan.buffers.size() == 2);
+    CHECK(std::all_of(plan.buffers.begin(), plan.buffers.end(),
+                      [](const ExecPlan::Buffer& b) { return b.keep; }));
+    check_buffer_plan(m);
+    Session s(m);
+    const Tensor x = make_tensor(ElementType::f32, {2}, {-1, 3});
+    for (int run = 0; run < 3; ++run) {
+      const auto out = s.run({{"x", x}});
+      CHECK(out.at("y").values<float>()[1] == 3);
+    }
+  }
+  SUBCASE("a large value that dies early is not kept for the next run") {
+    // [64,64,64] -> [64,64] (16 KiB) -> [64] -> []: keeping the 16 KiB buffer past its last
+    // reader would hold it beside the later values, above the peak.
+    std::vector<std::byte> weights;
+    const std::string xml = reduce_chain_xml("64,64,64", {{0}, {0}, {0}}, weights);
+    const Model m = Model::load_from_memory(xml, weights);
+    const ExecPlan& plan = plan_of(m);
+    const ExecPlan::Slot& big = plan.slots[step_of(m, "l1").first_output];
+    REQUIRE(big.bytes == std::size_t{16384});
+    REQUIRE(big.buffer != SIZE_MAX);
+    CHECK_FALSE(plan.buffers[big.buffer].keep);
+    CHECK(plan.buffers[plan.slots[step_of(m, "l2").first_output].buffer].keep);
+    check_buffer_plan(m);
+    Session s(m);
+    for (int run = 0; run < 2; ++run)
+      CHECK(s.run({{"x", Tensor(ElementType::f32, {64, 64, 64})}}).at("y").shape() == Shape{});
+  }
+  SUBCASE("the sample models") {
+    for (const char* name : {"pipeline.xml", "pipeline_dynamic.xml", "topk11_example.xml"})
+      check_buffer_plan(Model::load(std::string(IRLITE_MODELS) + "/" + name));
   }
 }

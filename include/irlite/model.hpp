@@ -171,6 +171,13 @@ class Session {
   /// names) to a tensor; input buffers are read in place, not copied. Returns every output by
   /// PortInfo::name. Throws Error for a missing, unknown or ill-fitting input and for values
   /// the ops reject. An output fed straight by an input shares the caller's buffer.
+  ///
+  /// The Session keeps the memory of outputs and of values between layers from one run to the
+  /// next, and a run writes into such memory only when nobody else holds it: an output the
+  /// caller keeps (any copy of the Tensor) is never overwritten, and dropping the previous
+  /// run's outputs before the next run lets it reuse their memory instead of allocating and
+  /// first-touching it again. What the Session keeps between runs never exceeds the peak of a
+  /// run's own tensors.
   std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
 
   const Model& model() const { return model_; }

@@ -8,7 +8,8 @@ namespace irlite {
 
 namespace detail {
 
-/// What a Session keeps between runs: its threads, and the executor's scratch space.
+/// What a Session keeps between runs: its threads, and the buffers and scratch space of the
+/// executor.
 struct SessionState {
   explicit SessionState(unsigned threads) : pool(threads) {}
   ThreadPool pool;

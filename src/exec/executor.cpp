@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
+#include <map>
 #include <new>
 
 #include "core/buffer.hpp"
@@ -18,6 +21,10 @@ ExecPlan::Slot describe_slot(const Node& node, const OutputPort& out) {
   slot.is_static = true;
   slot.type = out.type;
   slot.shape = out.shape.to_shape();
+  const auto count = element_count(slot.shape);
+  const std::size_t width = element_size(out.type);
+  if (count && width && static_cast<std::uint64_t>(*count) <= kMaxPlannedBytes / width)
+    slot.bytes = static_cast<std::size_t>(*count) * width;
   return slot;
 }
 
@@ -54,6 +61,174 @@ bool outputs_fixed(const Graph& graph, const Node& node, const ExecPlan& plan,
       return false;
   }
   return true;
+}
+
+/// The bytes in use at each step of a run, with a range add and a range maximum in O(log n).
+class StepProfile {
+ public:
+  explicit StepProfile(const std::vector<double>& bytes)
+      : n_(bytes.size()), max_(4 * n_, 0), add_(4 * n_, 0) {
+    if (n_ != 0) build(1, 0, n_ - 1, bytes);
+  }
+  /// The most in use over steps [lo, hi]; 0 for an empty range.
+  double max(std::size_t lo, std::size_t hi) const {
+    return lo > hi ? 0 : query(1, 0, n_ - 1, lo, hi);
+  }
+  void add(std::size_t lo, std::size_t hi, double bytes) {
+    if (lo <= hi) update(1, 0, n_ - 1, lo, hi, bytes);
+  }
+
+ private:
+  void build(std::size_t node, std::size_t l, std::size_t r, const std::vector<double>& bytes) {
+    if (l == r) {
+      max_[node] = bytes[l];
+      return;
+    }
+    const std::size_t m = l + (r - l) / 2;
+    build(2 * node, l, m, bytes);
+    build(2 * node + 1, m + 1, r, bytes);
+    max_[node] = std::max(max_[2 * node], max_[2 * node + 1]);
+  }
+  double query(std::size_t node, std::size_t l, std::size_t r, std::size_t lo,
+               std::size_t hi) const {
+    if (hi < l || r < lo) return 0;
+    if (lo <= l && r <= hi) return max_[node];
+    const std::size_t m = l + (r - l) / 2;
+    return add_[node] +
+           std::max(query(2 * node, l, m, lo, hi), query(2 * node + 1, m + 1, r, lo, hi));
+  }
+  void update(std::size_t node, std::size_t l, std::size_t r, std::size_t lo, std::size_t hi,
+              double bytes) {
+    if (hi < l || r < lo) return;
+    if (lo <= l && r <= hi) {
+      max_[node] += bytes;
+      add_[node] += bytes;
+      return;
+    }
+    const std::size_t m = l + (r - l) / 2;
+    update(2 * node, l, m, lo, hi, bytes);
+    update(2 * node + 1, m + 1, r, lo, hi, bytes);
+    max_[node] = add_[node] + std::max(max_[2 * node], max_[2 * node + 1]);
+  }
+
+  std::size_t n_;
+  std::vector<double> max_;  // the subtree's maximum, its own pending additions included
+  std::vector<double> add_;  // added to the whole subtree
+};
+
+// Gives the sized values buffers to share, and chooses the buffers a Session keeps between runs.
+//
+// Sharing memory means holding a dead buffer for a while: from its value's death to the birth of
+// the next value placed in it, and for a buffer kept across runs, from its last death in one run
+// to its first birth in the next. Each such hold is accepted only when the bytes in use at every
+// step it covers, the hold included, stay within the peak of a run without any sharing (values
+// live from their layer to their last reader, outputs to the end). A run's peak thus never
+// grows, and between runs a Session keeps at most that peak. Values of unknown size (dynamic
+// shapes) are never held, and no hold covers a step where one lives: their size is not known.
+void plan_buffers(ExecPlan& plan, const Graph& graph) {
+  const std::size_t n = plan.steps.size();
+  if (n == 0) return;
+  constexpr std::size_t kNever = SIZE_MAX;
+  std::vector<std::size_t> born(plan.slot_count, kNever), dies(plan.slot_count, kNever);
+  std::vector<bool> returned(plan.slot_count, false);
+  std::vector<double> in_use(n + 1, 0);  // a difference array first
+  std::vector<int> unknown(n + 1, 0);
+  for (std::size_t s = 0; s < n; ++s) {
+    const ExecPlan::Step& step = plan.steps[s];
+    const Node& node = graph.nodes[step.node];
+    if (node.kind() == OpKind::compute)
+      for (std::size_t k = 0; k < step.output_count; ++k) born[step.first_output + k] = s;
+    if (node.kind() == OpKind::result) {
+      returned[step.inputs[0]] = true;
+      // A Const's copy, alive to the end.
+      const Node& src = graph.nodes[node.inputs[0].source_node];
+      if (src.kind() == OpKind::constant) in_use[s] += static_cast<double>(src.value.byte_size());
+    }
+    for (std::size_t slot : step.release) dies[slot] = s;
+  }
+  for (std::size_t slot = 0; slot < plan.slot_count; ++slot) {
+    if (born[slot] == kNever) continue;
+    if (returned[slot] || dies[slot] == kNever) dies[slot] = n - 1;
+    if (plan.slots[slot].bytes) {
+      in_use[born[slot]] += static_cast<double>(*plan.slots[slot].bytes);
+      in_use[dies[slot] + 1] -= static_cast<double>(*plan.slots[slot].bytes);
+    } else {
+      ++unknown[born[slot]];
+      --unknown[dies[slot] + 1];
+    }
+  }
+  double peak = 0, sum = 0;
+  int unknown_live = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    sum += in_use[s];
+    unknown_live += unknown[s];
+    peak = std::max(peak, sum);
+    in_use[s] = unknown_live > 0 ? std::numeric_limits<double>::infinity() : sum;
+  }
+  in_use.pop_back();
+  StepProfile profile(in_use);
+  const auto try_hold = [&](std::size_t lo, std::size_t hi, std::size_t bytes) {
+    if (lo <= hi && profile.max(lo, hi) + static_cast<double>(bytes) > peak) return false;
+    profile.add(lo, hi, static_cast<double>(bytes));
+    return true;
+  };
+
+  // Within a run, in the order values are born: the buffer of the right size that fell free
+  // last (the shortest hold), else a new one.
+  std::vector<std::size_t> last_death;  // per buffer: when its latest value dies
+  std::vector<std::size_t> first_birth;
+  std::map<std::size_t, std::vector<std::size_t>> free_by_size;
+  std::vector<std::vector<std::size_t>> freed_after(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    if (s > 0)
+      for (std::size_t b : freed_after[s - 1]) free_by_size[plan.buffers[b].bytes].push_back(b);
+    const ExecPlan::Step& step = plan.steps[s];
+    if (graph.nodes[step.node].kind() != OpKind::compute) continue;
+    for (std::size_t k = 0; k < step.output_count; ++k) {
+      const std::size_t slot = step.first_output + k;
+      if (!plan.slots[slot].bytes) continue;
+      const std::size_t bytes = *plan.slots[slot].bytes;
+      std::size_t buffer = kNever;
+      auto free = free_by_size.find(bytes);
+      if (free != free_by_size.end() && !free->second.empty() &&
+          try_hold(last_death[free->second.back()] + 1, s - 1, bytes)) {
+        buffer = free->second.back();
+        free->second.pop_back();
+      } else {
+        buffer = plan.buffers.size();
+        plan.buffers.push_back({bytes, false});
+        last_death.push_back(0);
+        first_birth.push_back(s);
+      }
+      plan.slots[slot].buffer = buffer;
+      last_death[buffer] = dies[slot];
+      if (!returned[slot]) freed_after[dies[slot]].push_back(buffer);
+    }
+  }
+
+  // Across runs, largest first: held from the last death in one run to the first birth in the
+  // next.
+  std::vector<std::size_t> order(plan.buffers.size());
+  for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return plan.buffers[a].bytes > plan.buffers[b].bytes;
+  });
+  for (std::size_t b : order) {
+    const std::size_t bytes = plan.buffers[b].bytes;
+    const double after = profile.max(last_death[b] + 1, n - 1);
+    const double before = first_birth[b] == 0 ? 0 : profile.max(0, first_birth[b] - 1);
+    if (std::max(after, before) + static_cast<double>(bytes) > peak) continue;
+    profile.add(last_death[b] + 1, n - 1, static_cast<double>(bytes));
+    if (first_birth[b] > 0) profile.add(0, first_birth[b] - 1, static_cast<double>(bytes));
+    plan.buffers[b].keep = true;
+  }
+  for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
+    if (plan.buffers[b].keep) continue;
+    if (last_death[b] == n - 1)
+      plan.drop_at_end.push_back(b);
+    else
+      plan.steps[last_death[b]].drop.push_back(b);
+  }
 }
 
 }  // namespace
@@ -103,6 +278,7 @@ ExecPlan make_plan(const Graph& graph) {
     else if (producer[slot] != SIZE_MAX)
       plan.steps[producer[slot]].release.push_back(slot);  // an output nobody reads
   }
+  plan_buffers(plan, graph);
   return plan;
 }
 
@@ -123,21 +299,43 @@ void check_size(ElementType type, const Shape& shape, std::size_t index, std::si
               std::move(c));
 }
 
-/// Leaves no tensor in the state when a run fails.
+/// An output tensor: in its slot's buffer when the plan gives it one that nobody else holds,
+/// else on fresh memory (which then becomes the slot's buffer).
+Tensor output_tensor(const ExecPlan& plan, const ExecPlan::Slot& slot, ElementType type,
+                     const Shape& shape, ExecState& state) {
+  if (slot.buffer == SIZE_MAX) return uninitialized_tensor(type, shape);
+  std::shared_ptr<void>& buffer = state.buffers[slot.buffer];
+  if (buffer && buffer.use_count() == 1) {
+    // The other owner, a caller's output of an earlier run, may have let go on another thread:
+    // its last reads happen before our writes.
+    std::atomic_thread_fence(std::memory_order_acquire);
+  } else {
+    // Free, or still held by a caller who kept an earlier output: that one stays theirs.
+    buffer = allocate_buffer(plan.buffers[slot.buffer].bytes);
+  }
+  return Tensor::view(type, shape, buffer.get(), buffer);
+}
+
+/// Leaves no tensor in the state when a run ends, however it ends, and lets go of the buffers
+/// the plan does not keep.
 class RunCleanup {
  public:
-  explicit RunCleanup(ExecState& state) : state_(state) {}
+  RunCleanup(const ExecPlan& plan, ExecState& state) : plan_(plan), state_(state) {}
   ~RunCleanup() {
+    for (std::size_t b : plan_.drop_at_end) state_.buffers[b].reset();
     if (finished_) return;
     for (Tensor& t : state_.slots) t = Tensor();
     for (Tensor& t : state_.inputs) t = Tensor();
     for (Tensor& t : state_.outputs) t = Tensor();
+    for (std::size_t b = 0; b < plan_.buffers.size(); ++b)
+      if (!plan_.buffers[b].keep) state_.buffers[b].reset();
   }
   RunCleanup(const RunCleanup&) = delete;
   RunCleanup& operator=(const RunCleanup&) = delete;
   void finished() { finished_ = true; }
 
  private:
+  const ExecPlan& plan_;
   ExecState& state_;
   bool finished_ = false;
 };
@@ -148,10 +346,11 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
                             std::size_t max_tensor_bytes, const ExecContext& context,
                             ExecState& state) {
   state.slots.resize(plan.slot_count);
+  state.buffers.resize(plan.buffers.size());
   state.inputs.resize(plan.max_inputs);
   state.outputs.resize(plan.max_outputs);
   state.infos.resize(plan.max_inputs);
-  RunCleanup cleanup(state);
+  RunCleanup cleanup(plan, state);
   std::vector<Tensor>& slots = state.slots;
   std::vector<Tensor> results(graph.results.size());
   for (const ExecPlan::Step& step : plan.steps) {
@@ -180,9 +379,9 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
           if (step.shapes_fixed) {
             for (std::size_t k = 0; k < outputs.size(); ++k) {
               const ExecPlan::Slot& slot = plan.slots[step.first_output + k];
-              check_size(slot.type, slot.shape, k, max_tensor_bytes);
-              // Not zeroed: execute() writes every element.
-              outputs[k] = uninitialized_tensor(slot.type, slot.shape);
+              if (!slot.bytes || *slot.bytes > max_tensor_bytes)
+                check_size(slot.type, slot.shape, k, max_tensor_bytes);
+              outputs[k] = output_tensor(plan, slot, slot.type, slot.shape, state);
             }
           } else {
             for (std::size_t k = 0; k < inputs.size(); ++k)
@@ -211,7 +410,8 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
                                         k, to_string(o.type), to_string(shape),
                                         to_string(port.type), to_string(port.shape)));
               check_size(o.type, shape, k, max_tensor_bytes);
-              outputs[k] = uninitialized_tensor(o.type, shape);
+              outputs[k] =
+                  output_tensor(plan, plan.slots[step.first_output + k], o.type, shape, state);
             }
           }
           node.op->execute(inputs, outputs, context);
@@ -233,6 +433,7 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
       }
     }
     for (std::size_t slot : step.release) slots[slot] = Tensor();
+    for (std::size_t b : step.drop) state.buffers[b].reset();
   }
   cleanup.finished();
   return results;

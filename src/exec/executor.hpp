@@ -2,6 +2,8 @@
 // Running a graph: layers in topological order, each output freed after its last consumer.
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -9,8 +11,8 @@
 namespace irlite {
 
 /// What to run, worked out once per model: the layers that reach a Result, where each one's
-/// inputs and outputs live, which values die after each step, and the output shapes that are
-/// known before any run.
+/// inputs and outputs live, which values die after each step, the output shapes that are known
+/// before any run, and which values may share memory.
 struct ExecPlan {
   /// A layer's output during a run.
   struct Slot {
@@ -19,6 +21,19 @@ struct ExecPlan {
     bool is_static = false;
     ElementType type = ElementType::undefined;
     Shape shape;
+    /// The byte size of a static value up to kMaxPlannedBytes; larger ones are left to the
+    /// run's size check and never share memory.
+    std::optional<std::size_t> bytes;
+    /// The buffer (index into buffers) the value is placed in; SIZE_MAX: fresh memory at each
+    /// run, freed after the last reader.
+    std::size_t buffer = SIZE_MAX;
+  };
+  /// Memory that values of one byte size take in turn, each after the previous one died.
+  struct Buffer {
+    std::size_t bytes = 0;
+    /// Kept by the Session from one run to the next; otherwise freed once its last value of
+    /// the run is dead.
+    bool keep = false;
   };
   struct Step {
     std::size_t node;
@@ -27,6 +42,8 @@ struct ExecPlan {
     std::size_t output_count = 0;
     /// Slots whose last reader is this step, and outputs no layer reads (dead at once).
     std::vector<std::size_t> release;
+    /// Buffers not kept across runs whose last value dies after this step.
+    std::vector<std::size_t> drop;
     std::size_t io_index = 0;  ///< a Parameter's or Result's position among its kind
     /// The outputs are the slots' static ones: the shape rule does not run again. Set when the
     /// layer's input shapes are static and the rule reads no value but Consts'.
@@ -38,17 +55,26 @@ struct ExecPlan {
   };
   std::vector<Step> steps;
   std::vector<Slot> slots;
+  std::vector<Buffer> buffers;
+  /// Buffers not kept across runs whose last value is an output: the Session lets go of them
+  /// when the run ends, the caller holds them.
+  std::vector<std::size_t> drop_at_end;
   std::size_t slot_count = 0;
   std::size_t max_inputs = 0;
   std::size_t max_outputs = 0;
 };
 
+/// Values larger than this are not planned into shared buffers.
+inline constexpr std::size_t kMaxPlannedBytes = std::size_t{1} << 40;
+
 /// Plans a graph that loaded without problems (every port fed, every shape inferred).
 ExecPlan make_plan(const Graph& graph);
 
-/// What a Session keeps for the executor from one run to the next: scratch space, so that a run
-/// allocates little beyond its tensors. It holds no tensor between runs.
+/// What a Session keeps for the executor from one run to the next: the plan's buffers (only
+/// those it keeps are held between runs) and scratch space, so that a run allocates little
+/// beyond its tensors.
 struct ExecState {
+  std::vector<std::shared_ptr<void>> buffers;
   std::vector<Tensor> slots;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
@@ -61,7 +87,9 @@ struct ExecState {
 /// shared, possibly read-only, weights.
 /// A layer whose step has shapes_fixed allocates its outputs straight away; the others infer
 /// their shapes again from the real inputs. An output larger than `max_tensor_bytes` is refused
-/// before it is allocated. Throws Error placed at the failing layer.
+/// before it is allocated. An output is written into its slot's buffer in `state` when nobody
+/// else holds that buffer (an output of an earlier run the caller dropped), else into fresh
+/// memory. Throws Error placed at the failing layer.
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
                             std::size_t max_tensor_bytes, const ExecContext& context,
                             ExecState& state);
