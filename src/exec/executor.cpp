@@ -244,6 +244,10 @@ ExecPlan make_plan(const Graph& graph) {
   }
   std::vector<std::size_t> last_reader(plan.slot_count, SIZE_MAX);
   std::vector<std::size_t> producer(plan.slot_count, SIZE_MAX);
+  // Each Parameter's and Result's position among its kind, found once (not per node).
+  std::vector<std::size_t> io_index(graph.nodes.size(), 0);
+  for (std::size_t k = 0; k < graph.parameters.size(); ++k) io_index[graph.parameters[k]] = k;
+  for (std::size_t k = 0; k < graph.results.size(); ++k) io_index[graph.results[k]] = k;
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
     if (!node.reaches_result) continue;
@@ -251,9 +255,7 @@ ExecPlan make_plan(const Graph& graph) {
     step.node = i;
     step.first_output = first_slot[i];
     step.output_count = node.outputs.size();
-    const auto& io = node.kind() == OpKind::parameter ? graph.parameters : graph.results;
-    for (std::size_t k = 0; k < io.size(); ++k)
-      if (io[k] == i) step.io_index = k;
+    step.io_index = io_index[i];
     for (const InputPort& in : node.inputs) {
       const std::size_t slot = first_slot[in.source_node] + in.source_output;
       if (std::find(step.inputs.begin(), step.inputs.end(), slot) != step.inputs.end())
