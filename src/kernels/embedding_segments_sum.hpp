@@ -31,8 +31,23 @@ namespace irlite {
 
 namespace embedding_fast {
 
-/// How many indices ahead the table rows are prefetched.
-inline constexpr std::size_t kPrefetchDistance = 12;
+/// How many indices ahead the table rows are prefetched into the outer caches (L2: a core can
+/// have many more misses in flight there than into L1), and then into L1.
+inline constexpr std::size_t kPrefetchDistance = 32;
+inline constexpr std::size_t kNearPrefetchDistance = 4;
+
+/// Prefetches the table rows that indices k + kPrefetchDistance and k + kNearPrefetchDistance
+/// point at.
+template <class T, class I>
+[[gnu::always_inline]] inline void prefetch_ahead(const T* table, std::size_t row_size, const I* indices, std::size_t k,
+                           std::size_t num_indices) {
+  if (k + kPrefetchDistance < num_indices)
+    embedding_detail::prefetch_row<1>(
+        table + static_cast<std::size_t>(indices[k + kPrefetchDistance]) * row_size, row_size);
+  if (k + kNearPrefetchDistance < num_indices)
+    embedding_detail::prefetch_row<3>(
+        table + static_cast<std::size_t>(indices[k + kNearPrefetchDistance]) * row_size, row_size);
+}
 /// Indices per thread below which one thread does it all.
 inline constexpr std::size_t kGrain = std::size_t{1} << 14;
 
@@ -98,9 +113,7 @@ IRLITE_MULTIVERSION void sum_segment_native(T* __restrict dst, const T* __restri
   using V = simd::vec<T>;
   constexpr std::size_t L = simd::lanes<T>;
   for (std::size_t k = k0; k < k1; ++k) {
-    if (k + kPrefetchDistance < num_indices)
-      embedding_detail::prefetch_row(
-          table + static_cast<std::size_t>(indices[k + kPrefetchDistance]) * row_size, row_size);
+    prefetch_ahead(table, row_size, indices, k, num_indices);
     const T* src = table + static_cast<std::size_t>(indices[k]) * row_size;
     const T w = Weighted ? weights[k] : T(1);
     std::size_t j = 0;
@@ -127,9 +140,7 @@ void sum_segment_plain(T* dst, const T* table, std::size_t row_size, const I* in
                        embedding_detail::sum_t<T>* acc) {
   using A = embedding_detail::sum_t<T>;
   for (std::size_t k = k0; k < k1; ++k) {
-    if (k + kPrefetchDistance < num_indices)
-      embedding_detail::prefetch_row(
-          table + static_cast<std::size_t>(indices[k + kPrefetchDistance]) * row_size, row_size);
+    prefetch_ahead(table, row_size, indices, k, num_indices);
     const T* src = table + static_cast<std::size_t>(indices[k]) * row_size;
     A w{};
     if (weights) w = static_cast<A>(weights[k]);

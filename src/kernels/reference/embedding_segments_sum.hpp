@@ -39,7 +39,7 @@ template <class T, class I>
 
   for (std::size_t k = 0; k < num_indices; ++k) {
     if (k + embedding_detail::kPrefetchDistance < num_indices)
-      embedding_detail::prefetch_row(
+      embedding_detail::prefetch_row<1>(
           table +
               static_cast<std::size_t>(indices[k + embedding_detail::kPrefetchDistance]) * row_size,
           row_size);
