@@ -85,11 +85,7 @@ IRLITE_INLINE std::size_t run_end(const I* ids, std::size_t j, std::size_t end, 
   const simd::vec<I> want = simd::broadcast(id);
   for (; j + L <= end; j += L) {
     const auto differ = simd::load(ids + j) != want;
-    if (simd::any(differ)) {
-      std::size_t k = 0;
-      while (!differ[k]) ++k;
-      return j + k;
-    }
+    if (simd::any(differ)) return j + simd::first_lane(differ);
   }
   while (j < end && ids[j] == id) ++j;
   return j;

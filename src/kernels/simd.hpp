@@ -11,11 +11,16 @@
 //
 // Elsewhere (Clang, other architectures) the same code is compiled once for the target flags.
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define IRLITE_MULTIVERSION \
@@ -111,14 +116,37 @@ IRLITE_INLINE auto is_nan(V v) {
 template <class V>
 using lane_t = std::remove_cvref_t<decltype(std::declval<V>()[0])>;
 
+/// One bit per byte of a mask (bit b is byte b's top bit): a set lane sets sizeof(lane) bits.
+/// On x86-64 two SSE2 byte movemasks, which every x86-64 CPU has; reading the mask lane by lane
+/// instead costs an extract per lane.
+template <class M>
+IRLITE_INLINE std::uint32_t byte_bits(M m) {
+  static_assert(sizeof(M) == 32);
+#if defined(__SSE2__)
+  __m128i lo, hi;
+  std::memcpy(&lo, &m, 16);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+  return static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
+         static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16;
+#else
+  unsigned char bytes[32];
+  std::memcpy(bytes, &m, 32);
+  std::uint32_t bits = 0;
+  for (std::size_t b = 0; b < 32; ++b) bits |= static_cast<std::uint32_t>(bytes[b] >> 7) << b;
+  return bits;
+#endif
+}
+
 /// Whether any lane of a mask is set.
 template <class M>
 IRLITE_INLINE bool any(M m) {
-  using Lane = lane_t<M>;
-  constexpr std::size_t n = sizeof(M) / sizeof(Lane);
-  Lane acc = 0;
-  for (std::size_t i = 0; i < n; ++i) acc |= m[i];
-  return acc != 0;
+  return byte_bits(m) != 0;
+}
+
+/// The first set lane of a mask that has one.
+template <class M>
+IRLITE_INLINE std::size_t first_lane(M m) {
+  return static_cast<std::size_t>(std::countr_zero(byte_bits(m))) / sizeof(lane_t<M>);
 }
 
 /// The largest lane (NaN lanes ignored unless all are NaN; callers track NaN apart).
