@@ -11,6 +11,7 @@
 // kernels/reference/segment_max.hpp is the plain version these results are tested against.
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -151,6 +152,65 @@ IRLITE_MULTIVERSION std::optional<SegmentIdProblem> reduce_range(const T* data, 
   return problem;
 }
 
+/// The maximum of x[0..n), n >= 1, NaN if any is NaN, without a branch on n for the common
+/// lengths: a run of one to four vectors is covered by four loads, the later ones moved back
+/// to end at the run's end. Others, and runs holding NaN (or values whose sum overflows to
+/// NaN), take run_max.
+template <class T>
+IRLITE_INLINE T short_run_max(const T* x, std::size_t n) {
+  constexpr std::size_t L = simd::lanes<T>;
+  if (n < L || n > 4 * L) [[unlikely]]
+    return run_max(x, n);
+  const std::size_t last = n - L;
+  const auto v0 = simd::load(x);
+  const auto v1 = simd::load(x + std::min(L, last));
+  const auto v2 = simd::load(x + std::min(2 * L, last));
+  const auto v3 = simd::load(x + last);
+  if constexpr (std::is_floating_point_v<T>)
+    if (simd::any(simd::is_nan((v0 + v1) + (v2 + v3)))) [[unlikely]]
+      return run_max(x, n);
+  return simd::max_lane(simd::max(simd::max(v0, v1), simd::max(v2, v3)));
+}
+
+/// reduce_range for one value per row (1-D data, where segments are short and many). Ids are
+/// compared 64 at a time with their successors into a bit per position where a segment ends, and
+/// the segments are then taken from the bits, so neither finding a segment's end nor its maximum
+/// branches on its length. From an id smaller than its predecessor or at or beyond `last` on, and
+/// for the range's last partial block, reduce_range takes over: it reports or drops them exactly.
+template <class T, class I>
+IRLITE_MULTIVERSION std::optional<SegmentIdProblem> reduce_range_1d(
+    const T* data, const I* ids, std::size_t begin, std::size_t end, std::size_t first,
+    std::size_t last, T fill, T* out) {
+  constexpr std::size_t kBlock = 64;
+  constexpr std::size_t L = simd::lanes<I>;
+  if (begin < end && (ids[begin] < 0 || (begin > 0 && ids[begin] < ids[begin - 1])))
+    return bad_id(ids, begin);
+  std::size_t run = begin;   // where the current segment's rows start
+  std::size_t next = first;  // the first owned segment not written yet
+  for (std::size_t base = begin; base + kBlock < end; base += kBlock) {
+    std::uint64_t ends = 0;  // bit k: the segment of row base + k ends there
+#pragma GCC unroll 16
+    for (std::size_t v = 0; v < kBlock; v += L) {
+      const auto here = simd::load(ids + base + v);
+      const auto after = simd::load(ids + base + v + 1);
+      ends |= std::uint64_t{simd::lane_bits(after != here)} << v;
+    }
+    for (; ends != 0; ends &= ends - 1) {
+      const std::size_t stop = base + static_cast<std::size_t>(std::countr_zero(ends)) + 1;
+      const I id = ids[run];
+      const auto s = static_cast<std::uint64_t>(id);
+      // Ids only change where a segment ends, so that is the only place they can go down.
+      if (s >= last || ids[stop] < id) [[unlikely]]
+        return reduce_range(data, ids, run, end, 1, next, last, fill, out);
+      if (s != next) std::fill(out + next, out + s, fill);
+      out[s] = short_run_max(data + run, stop - run);
+      next = s + 1;
+      run = stop;
+    }
+  }
+  return reduce_range(data, ids, run, end, 1, next, last, fill, out);
+}
+
 /// Rows per thread below which one thread does it all.
 inline constexpr std::size_t kGrainElements = std::size_t{1} << 16;
 
@@ -193,6 +253,13 @@ template <class T, class I>
   }
   std::vector<std::optional<SegmentIdProblem>> problems(parts);
   const auto work = [&](std::size_t c) {
+    if constexpr (simd::has_vec<T> && simd::has_vec<I> && sizeof(I) >= 4) {
+      if (row_size == 1) {
+        problems[c] = fast::reduce_range_1d(data, ids, border[c], border[c + 1], segment[c],
+                                            segment[c + 1], fill, out);
+        return;
+      }
+    }
     problems[c] = fast::reduce_range(data, ids, border[c], border[c + 1], row_size, segment[c],
                                      segment[c + 1], fill, out);
   };

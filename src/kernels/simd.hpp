@@ -149,13 +149,65 @@ IRLITE_INLINE std::size_t first_lane(M m) {
   return static_cast<std::size_t>(std::countr_zero(byte_bits(m))) / sizeof(lane_t<M>);
 }
 
-/// The largest lane (NaN lanes ignored unless all are NaN; callers track NaN apart).
+/// One bit per lane of a mask of 4- or 8-byte lanes (bit i is lane i): SSE movemasks of the two
+/// halves on x86-64.
+template <class M>
+IRLITE_INLINE std::uint32_t lane_bits(M m) {
+  constexpr std::size_t width = sizeof(lane_t<M>);
+  static_assert(sizeof(M) == 32 && (width == 4 || width == 8));
+#if defined(__SSE2__)
+  if constexpr (width == 8) {
+    __m128d lo, hi;
+    std::memcpy(&lo, &m, 16);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+    return static_cast<std::uint32_t>(_mm_movemask_pd(lo)) |
+           static_cast<std::uint32_t>(_mm_movemask_pd(hi)) << 2;
+  } else {
+    __m128 lo, hi;
+    std::memcpy(&lo, &m, 16);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+    return static_cast<std::uint32_t>(_mm_movemask_ps(lo)) |
+           static_cast<std::uint32_t>(_mm_movemask_ps(hi)) << 4;
+  }
+#else
+  std::uint32_t bits = 0;
+  for (std::size_t i = 0; i < 32 / width; ++i) bits |= static_cast<std::uint32_t>(m[i] != 0) << i;
+  return bits;
+#endif
+}
+
+namespace detail {
+
+/// v with lane i swapped for lane i ^ Half.
+template <std::size_t Half, class V, std::size_t... I>
+IRLITE_INLINE V swap_lanes(V v, std::index_sequence<I...>) {
+#if defined(__clang__)
+  return __builtin_shufflevector(v, v, (I ^ Half)...);
+#else
+  using M = decltype(v > v);
+  return __builtin_shuffle(v, M{static_cast<lane_t<M>>(I ^ Half)...});
+#endif
+}
+
+/// Folds halves of v down to lane 0 with b > a ? b : a.
+template <std::size_t Half, class V>
+IRLITE_INLINE V fold_max(V v) {
+  if constexpr (Half == 0) {
+    return v;
+  } else {
+    constexpr std::size_t n = sizeof(V) / sizeof(lane_t<V>);
+    const V other = swap_lanes<Half>(v, std::make_index_sequence<n>{});
+    return fold_max<Half / 2>(other > v ? other : v);
+  }
+}
+
+}  // namespace detail
+
+/// The largest lane (NaN lanes ignored unless all are NaN; callers track NaN apart), found by
+/// folding halves: log2(lanes) shuffles instead of an extract per lane.
 template <class V>
 IRLITE_INLINE lane_t<V> max_lane(V v) {
-  using T = lane_t<V>;
-  T m = v[0];
-  for (std::size_t i = 1; i < sizeof(V) / sizeof(T); ++i) m = v[i] > m ? v[i] : m;
-  return m;
+  return detail::fold_max<sizeof(V) / sizeof(lane_t<V>) / 2>(v)[0];
 }
 
 }  // namespace irlite::simd
