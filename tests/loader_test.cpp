@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "api/model_impl.hpp"
@@ -386,24 +385,6 @@ TEST_CASE("keep_going collects every problem in one pass") {
       {}, keep, "test.xml");
   CHECK(m.problems().size() == 2);
   CHECK_THROWS_WITH_AS(Session{m}, doctest::Contains("cannot run a model that failed to load"), Error);
-}
-
-TEST_CASE("one model, a session per thread") {
-  const Model m = load(identity("i64", "?"));
-  std::vector<std::thread> threads;
-  std::vector<int> ok(4, 0);
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      Session s(m);
-      for (int i = 0; i < 50; ++i) {
-        Tensor in(ElementType::i64, {t + 1});
-        in.data<std::int64_t>()[0] = t * 100 + i;
-        if (s.run({{"x", in}}).at("x_tensor").values<std::int64_t>()[0] == t * 100 + i) ++ok[static_cast<std::size_t>(t)];
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (int n : ok) CHECK(n == 50);
 }
 
 TEST_CASE("outputs keep distinct names when Results share a tensor") {

@@ -9,7 +9,8 @@
 // baseline code, so no AVX instruction can leak into code that an older CPU runs. Everything a
 // marked function calls in its hot loop must therefore be IRLITE_INLINE.
 //
-// Elsewhere (Clang, other architectures) the same code is compiled once for the target flags.
+// Elsewhere (Clang, other architectures, ThreadSanitizer builds) the same code is compiled once
+// for the target flags.
 
 #include <bit>
 #include <cstddef>
@@ -22,7 +23,10 @@
 #include <emmintrin.h>
 #endif
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+// Not under ThreadSanitizer: the clone-picking resolvers run while the program is relocated,
+// before the sanitizer's runtime is up, and its instrumentation of them crashes.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__SANITIZE_THREAD__)
 #define IRLITE_MULTIVERSION \
   __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
 #else
