@@ -4,8 +4,9 @@
 #   scripts/dev.sh run [MODEL.xml] [irlite run options...]   build, then run a model (default: models/pipeline.xml)
 #   scripts/dev.sh test [--sanitize | --tsan]                build with warnings as errors, run every test
 #                                                            (--tsan: the threaded tests only)
+#   scripts/dev.sh fuzz [SECONDS]                            run each libFuzzer target (default 60 s)
 #
-# Environment: BUILD_DIR (default build; build-asan, build-tsan), JOBS (default: nproc).
+# Environment: BUILD_DIR (default build; build-asan, build-tsan, build-fuzz), JOBS (default: nproc).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -50,8 +51,30 @@ case "$cmd" in
     esac
     ctest --test-dir "$dir" --output-on-failure -j "${JOBS:-$(nproc)}"
     ;;
+  fuzz)
+    # Every libFuzzer target under ASan + UBSan, each for SECONDS (default 60), from the seeds in
+    # tests/fuzz/corpus/TARGET (and the sample models); new inputs go to build-fuzz/corpus/TARGET.
+    seconds=${1:-60}
+    [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "dev.sh fuzz: SECONDS must be a positive count" >&2; exit 2; }
+    install_deps
+    apt_install clang-14 libclang-rt-14-dev
+    dir=${BUILD_DIR:-$root/build-fuzz}
+    CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DIRLITE_FUZZ=ON -DIRLITE_SANITIZE=ON -DIRLITE_BUILD_TESTS=OFF -DIRLITE_BUILD_TOOLS=OFF >/dev/null
+    cmake --build "$dir" --target load_fuzzer run_fuzzer npy_fuzzer -j "${JOBS:-$(nproc)}"
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    for target in load_fuzzer run_fuzzer npy_fuzzer; do
+      name=${target%_fuzzer}
+      seeds=("$root/tests/fuzz/corpus/$name")
+      [ "$name" = load ] && seeds+=("$root/models/invalid")
+      mkdir -p "$dir/corpus/$name"
+      echo "fuzz: $target for ${seconds} s" >&2
+      "$dir/$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
+        -print_final_stats=1 "$dir/corpus/$name" "${seeds[@]}"
+    done
+    ;;
   *)
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

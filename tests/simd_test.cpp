@@ -28,13 +28,14 @@ void check_mask_queries() {
       const auto m = simd::load(b) != v;
       CHECK(simd::any(m));
       CHECK(simd::first_lane(m) == i);
+      CHECK(simd::lane_bits(m) == ((1u << i) | (1u << j)));
     }
   }
 }
 
 }  // namespace
 
-TEST_CASE("simd: any and first_lane on masks of every lane width") {
+TEST_CASE("simd: any, first_lane and lane_bits on masks of every lane width") {
   check_mask_queries<std::int8_t>();
   check_mask_queries<std::uint16_t>();
   check_mask_queries<std::int32_t>();

@@ -153,25 +153,32 @@ IRLITE_INLINE std::size_t first_lane(M m) {
   return static_cast<std::size_t>(std::countr_zero(byte_bits(m))) / sizeof(lane_t<M>);
 }
 
-/// One bit per lane of a mask of 4- or 8-byte lanes (bit i is lane i): SSE movemasks of the two
-/// halves on x86-64.
+/// One bit per lane of a mask (bit i is lane i): SSE2 movemasks of the two halves on x86-64.
 template <class M>
 IRLITE_INLINE std::uint32_t lane_bits(M m) {
   constexpr std::size_t width = sizeof(lane_t<M>);
-  static_assert(sizeof(M) == 32 && (width == 4 || width == 8));
+  static_assert(sizeof(M) == 32);
 #if defined(__SSE2__)
-  if constexpr (width == 8) {
-    __m128d lo, hi;
+  if constexpr (width == 1) {
+    return byte_bits(m);
+  } else if constexpr (width == 2) {
+    __m128i lo, hi;
     std::memcpy(&lo, &m, 16);
     std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
-    return static_cast<std::uint32_t>(_mm_movemask_pd(lo)) |
-           static_cast<std::uint32_t>(_mm_movemask_pd(hi)) << 2;
-  } else {
+    // Lanes of all ones or all zeros saturate to bytes of the same.
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
+  } else if constexpr (width == 4) {
     __m128 lo, hi;
     std::memcpy(&lo, &m, 16);
     std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
     return static_cast<std::uint32_t>(_mm_movemask_ps(lo)) |
            static_cast<std::uint32_t>(_mm_movemask_ps(hi)) << 4;
+  } else {
+    __m128d lo, hi;
+    std::memcpy(&lo, &m, 16);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+    return static_cast<std::uint32_t>(_mm_movemask_pd(lo)) |
+           static_cast<std::uint32_t>(_mm_movemask_pd(hi)) << 2;
   }
 #else
   std::uint32_t bits = 0;

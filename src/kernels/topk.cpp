@@ -264,25 +264,6 @@ IRLITE_INLINE bool settled(D t) {
     return false;
 }
 
-/// The set lanes of a comparison mask as bits, lane i as bit i.
-template <class M>
-IRLITE_INLINE std::uint32_t lane_bits(M m) {
-  using Lane = simd::lane_t<M>;
-  constexpr std::size_t n = sizeof(M) / sizeof(Lane);
-  std::uint32_t bits = 0;
-  if constexpr (sizeof(Lane) == 1) {
-    for (std::size_t i = 0; i < n; ++i) bits |= static_cast<std::uint32_t>(m[i] & 1) << i;
-  } else {
-    // Every lane's bit in place, then one OR across lanes (no lane is wider than its weight).
-    using U = std::make_unsigned_t<Lane>;
-    vec<U> weights;
-    for (std::size_t i = 0; i < n; ++i) weights[i] = static_cast<U>(U{1} << i);
-    const vec<U> w = std::bit_cast<vec<U>>(m) & weights;
-    for (std::size_t i = 0; i < n; ++i) bits |= static_cast<std::uint32_t>(w[i]);
-  }
-  return bits;
-}
-
 /// h[0, k) is a heap whose every parent is no better than its children; puts e (better than
 /// h[0]) in place of h[0].
 template <class E>
@@ -343,7 +324,7 @@ IRLITE_MULTIVERSION void filter_row(const T* x, std::int64_t begin, std::int64_t
       continue;
     // Vector by vector against the threshold as it rises, lane by lane where one may beat it.
     for (std::int64_t v = 0; v < kBlockVectors; ++v) {
-      for (std::uint32_t bits = lane_bits(row_may_beat<Max, Dom>(Dom::load(p + v * L), tv));
+      for (std::uint32_t bits = simd::lane_bits(row_may_beat<Max, Dom>(Dom::load(p + v * L), tv));
            bits != 0; bits &= bits - 1) {
         visit(j + v * L + std::countr_zero(bits));
       }
@@ -395,7 +376,7 @@ IRLITE_MULTIVERSION void filter_columns(const T* x, std::int64_t n, std::int64_t
     };
     // Each lane is its own slice: a hit in one changes no other lane's threshold.
     const auto visit_lanes = [&](std::int64_t c) {
-      for (std::uint32_t bits = lane_bits(test(c)); bits != 0; bits &= bits - 1)
+      for (std::uint32_t bits = simd::lane_bits(test(c)); bits != 0; bits &= bits - 1)
         visit(j, c + std::countr_zero(bits));
     };
     std::int64_t c = 0;
@@ -467,7 +448,7 @@ IRLITE_MULTIVERSION std::int64_t indices_at_least(const K* keys, std::int64_t n,
   const vec<K> lv = simd::broadcast(low);
   std::int64_t m = 0, j = 0;
   for (; j + L <= n; j += L) {
-    for (std::uint32_t bits = lane_bits(simd::load(keys + j) >= lv); bits != 0; bits &= bits - 1)
+    for (std::uint32_t bits = simd::lane_bits(simd::load(keys + j) >= lv); bits != 0; bits &= bits - 1)
       at[m++] = static_cast<std::uint32_t>(j + std::countr_zero(bits));
   }
   for (; j < n; ++j) {

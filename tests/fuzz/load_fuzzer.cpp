@@ -2,9 +2,7 @@
 // the marker FUZZ_NEXT_FIELD and the weights bytes. Any irlite::Error is a fine answer; a crash,
 // a sanitizer report, a hang or another exception is a bug.
 //
-//   cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DIRLITE_FUZZ=ON -DIRLITE_SANITIZE=ON
-//   cmake --build build-fuzz --target load_fuzzer
-//   build-fuzz/tests/fuzz/load_fuzzer -max_len=8192 models/*.xml tests/fuzz/corpus
+//   scripts/dev.sh fuzz [SECONDS]   (builds build-fuzz with clang, runs every target)
 
 #include <irlite/irlite.hpp>
 
