@@ -436,3 +436,34 @@ TEST_CASE("an output nothing reads leaves the budget right after its layer") {
                                          "[4,10000] needs 160000 bytes while the run holds 40000"),
                        Error);
 }
+
+TEST_CASE("a model is dynamic when a layer's outputs are, even with static inputs") {
+  // k from a Parameter: the inputs are static, the outputs [2,..1000].
+  OpTester t("TopK", "opset11", "top");
+  t.attr("axis", 1).attr("mode", "max").attr("sort", "value");
+  t.input_parameter("data", ElementType::f32, PartialShape{2, 1000})
+      .input_parameter("k", ElementType::i64, PartialShape{})
+      .outputs({"values", "indices"});
+  const Model m = t.load();
+  REQUIRE(to_string(m.inputs()[0].shape) == "[2,1000]");
+  REQUIRE(to_string(m.inputs()[1].shape) == "[]");
+  CHECK(to_string(m.outputs()[0].shape) == "[2,..1000]");
+  CHECK(m.is_dynamic());
+  // And its shapes are inferred again on every run.
+  CHECK_FALSE(step_of(m, "top").shapes_fixed);
+  Session s(m);
+  const Tensor data(ElementType::f32, {2, 1000});
+  for (const std::int64_t k : {3, 7, 0})
+    CHECK(s.run({{"data", data}, {"k", ints64({}, {k})}}).at("values").shape() == Shape{2, k});
+
+  // With a Const k nothing is dynamic, and nothing is inferred at run time.
+  OpTester c("TopK", "opset11", "top");
+  c.attr("axis", 1).attr("mode", "max").attr("sort", "value");
+  c.input_parameter("data", ElementType::f32, PartialShape{2, 1000})
+      .input_const("k", ints64({}, {5}))
+      .outputs(2);
+  const Model fixed = c.load();
+  CHECK_FALSE(fixed.is_dynamic());
+  for (const ExecPlan::Step& step : plan_of(fixed).steps)
+    if (fixed.impl().graph.nodes[step.node].kind() == OpKind::compute) CHECK(step.shapes_fixed);
+}

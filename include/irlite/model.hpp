@@ -115,7 +115,9 @@ class Model {
   const std::vector<Error>& warnings() const;
   /// Problems collected with LoadOptions::keep_going; empty otherwise.
   const std::vector<Error>& problems() const;
-  /// Whether any input shape is not static (shapes are then inferred again on every run).
+  /// Whether some shape is not static: an input's, or an output of a layer that runs (a
+  /// TopK's whose k is a Parameter, with static inputs). Such layers infer their output shapes
+  /// again on every run, as does any layer whose shape rule reads a value other than a Const's.
   bool is_dynamic() const;
   /// The position in inputs() of the input called `name`: a Parameter layer name first, else a
   /// tensor name. nullopt when there is none.
