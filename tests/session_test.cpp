@@ -247,3 +247,28 @@ TEST_CASE("empty tensors whose other extents multiply past int64 run without ove
   REQUIRE(lowest[0].shape() == Shape{4});
   CHECK(lowest[0].values<float>()[3] == std::numeric_limits<float>::lowest());
 }
+
+TEST_CASE("TopK's radix selection counts its keys and entries as scratch") {
+  // k = n / 2 over one row selects by radix: 4-byte keys, and 4-byte positions with two
+  // 8-byte entry arrays per element, beside 4 n bytes of outputs.
+  const std::int64_t n = std::int64_t{1} << 16;
+  Tensor k(ElementType::i64, {});
+  k.data<std::int64_t>()[0] = n / 2;
+  OpTester t("TopK", "opset11", "top");
+  t.attr("axis", 0).attr("mode", "max").attr("sort", "value").attr("index_element_type", "i32");
+  t.input_parameter("data", ElementType::f32, PartialShape{n})
+      .input_const("k", k)
+      .outputs({"values", "indices"});
+  const Model m = t.load();
+  Tensor data(ElementType::f32, {n});
+  for (std::int64_t i = 0; i < n; ++i) data.data<float>()[i] = static_cast<float>((i * 7919) % n);
+  const auto outputs = static_cast<std::size_t>(4 * n);
+  SessionOptions options;
+  options.num_threads = 2;
+  options.max_memory_bytes = outputs + 65536;
+  const std::string what = error_of([&] { Session(m, options).run({{"data", data}}); });
+  CHECK(what.find("'top' (TopK-11): the kernel's scratch space needs") != std::string::npos);
+  options.max_memory_bytes = outputs + static_cast<std::size_t>(24 * n) + 1024;
+  const auto out = Session(m, options).run({{"data", data}});
+  CHECK(out.at("values").data<float>()[0] == static_cast<float>(n - 1));
+}
