@@ -2,12 +2,14 @@
 // one-line diagnostics, on the small models under tests/data/cli/.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #ifdef IRLITE_CLI
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -516,3 +518,31 @@ TEST_CASE("cli: ops lists the registry") {
 }
 
 #endif  // IRLITE_CLI
+
+TEST_CASE("cli: run --max-memory bounds the run and the random inputs") {
+  const std::string dynamic = kData + "dynamic.xml";
+  const std::string pipeline = std::string(IRLITE_MODELS) + "/pipeline.xml";
+  // 6 GB of random floats are refused before any is made, naming the input.
+  const auto started = std::chrono::steady_clock::now();
+  check_error(cli({"run", dynamic, "--shape", "x=[500000000,3]", "--max-memory", "1G"}), 1,
+              "layer 0 'x' (Parameter-1): random input 'x' f32 [500000000,3] needs 6000000000 "
+              "bytes, more than the 1073741824 left of the memory budget of 1073741824 bytes "
+              "(--max-memory)");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+  check_error(cli({"run", dynamic, "--shape", "x=[100,3]", "--max-memory", "1k"}), 1,
+              "random input 'x' f32 [100,3] needs 1200 bytes, more than the 1024 left");
+  const Outcome ok = cli({"run", dynamic, "--shape", "x=[100,3]", "--max-memory", "2KiB"});
+  CHECK(ok.status == 0);
+  CHECK(ok.err.empty());
+
+  // The pipeline's input takes 48 bytes, its embedding output 128: over a budget of 100.
+  check_error(cli({"run", pipeline, "--max-memory", "100"}), 1,
+              "layer 4 'bags' (EmbeddingSegmentsSum-3), output port 4: output f32 [4,8] needs 128 "
+              "bytes while the run holds 0 bytes: 128 bytes, over the run's memory budget of 100 "
+              "bytes");
+  CHECK(cli({"run", pipeline, "--max-memory", "1M"}).status == 0);
+
+  for (const char* bad : {"0", "12X", "1.5G", "-1", "2GB!", "16777216T", "G"})
+    check_error(cli({"run", dynamic, "--max-memory", bad}), 2,
+                fmt::format("--max-memory '{}': expected a positive number of bytes", bad));
+}

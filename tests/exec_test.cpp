@@ -339,3 +339,131 @@ TEST_CASE("layers of one size share buffers, and sharing holds no more than a ru
       check_buffer_plan(Model::load(std::string(IRLITE_MODELS) + "/" + name));
   }
 }
+
+TEST_CASE("a run's memory budget counts the values alive together, not one at a time") {
+  // x [1000] -> l1 -> l2 -> l3, identities of 4000 bytes each: l1 dies once l2 has run, so
+  // at most two live together.
+  std::vector<std::byte> weights;
+  const std::string xml =
+      reduce_chain_xml("1000", std::vector<std::vector<std::int64_t>>(3), weights);
+  const Model m = Model::load_from_memory(xml, weights);
+  const Tensor x(ElementType::f32, {1000});
+  SessionOptions options;
+  options.num_threads = 1;
+  // A tensor fits alone, two do not: the second layer fails before allocating its output.
+  options.max_memory_bytes = 7999;
+  try {
+    Session(m, options).run({{"x", x}});
+    FAIL("ran");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::value);
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.find("layer 4 'l2' (ReduceMax-1), output port 2: output f32 [1000] needs 4000 "
+                    "bytes while the run holds 4000 bytes: 8000 bytes, over the run's memory "
+                    "budget of 7999 bytes") != std::string::npos);
+  }
+  // Two outputs and a kernel's bookkeeping fit; the third value comes after the first died.
+  options.max_memory_bytes = 8000 + 1024;
+  Session s(m, options);
+  CHECK(s.options().max_memory_bytes == 8000 + 1024);
+  for (int run = 0; run < 2; ++run) CHECK(s.run({{"x", x}}).at("y").shape() == Shape{1000});
+}
+
+namespace {
+
+// x f32 [64,10000] -> TopK-11 (axis 0, k 1): values [1,10000] and indices [1,10000] i32, which
+// nothing reads -> SegmentMax (ids {0}, 4 segments) -> y [4,10000] f32.
+std::string unused_indices_xml(std::vector<std::byte>& weights) {
+  const auto put = [&](std::vector<std::int64_t> values) {
+    const std::size_t offset = weights.size();
+    const auto* p = reinterpret_cast<const std::byte*>(values.data());
+    weights.insert(weights.end(), p, p + 8 * values.size());
+    return "offset=\"" + std::to_string(offset) + "\" size=\"" + std::to_string(8 * values.size()) +
+           "\"";
+  };
+  const std::string k = put({1}), ids = put({0}), num = put({4});
+  return R"(<?xml version="1.0"?>
+<net name="unused" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="64,10000" element_type="f32"/><output><port id="0" precision="FP32"/></output></layer>
+<layer id="1" name="k" type="Const" version="opset1"><data element_type="i64" shape="" )" +
+         k + R"(/><output><port id="0" precision="I64"/></output></layer>
+<layer id="2" name="top" type="TopK" version="opset11"><data axis="0" mode="max" sort="value" index_element_type="i32"/><input><port id="0"/><port id="1"/></input><output><port id="2" precision="FP32"/><port id="3" precision="I32"/></output></layer>
+<layer id="3" name="ids" type="Const" version="opset1"><data element_type="i64" shape="1" )" +
+         ids + R"(/><output><port id="0" precision="I64"/></output></layer>
+<layer id="4" name="num" type="Const" version="opset1"><data element_type="i64" shape="" )" +
+         num + R"(/><output><port id="0" precision="I64"/></output></layer>
+<layer id="5" name="seg" type="SegmentMax" version="opset16"><data fill_mode="zero"/><input><port id="0"/><port id="1"/><port id="2"/></input><output><port id="3" precision="FP32" names="y"/></output></layer>
+<layer id="6" name="y/sink" type="Result" version="opset1"><input><port id="0"/></input></layer>
+</layers><edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="5" to-port="0"/>
+<edge from-layer="3" from-port="0" to-layer="5" to-port="1"/>
+<edge from-layer="4" from-port="0" to-layer="5" to-port="2"/>
+<edge from-layer="5" from-port="3" to-layer="6" to-port="0"/>
+</edges></net>
+)";
+}
+
+}  // namespace
+
+TEST_CASE("an output nothing reads leaves the budget right after its layer") {
+  std::vector<std::byte> weights;
+  const std::string xml = unused_indices_xml(weights);
+  const Model m = Model::load_from_memory(xml, weights);
+  REQUIRE(to_string(m.outputs()[0].shape) == "[4,10000]");
+  Tensor x(ElementType::f32, {64, 10000});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data<float>()[i] = static_cast<float>(i % 997);
+  SessionOptions options;
+  options.num_threads = 1;
+  // TopK holds values and indices (80000 bytes) and its heaps (a few KiB); SegmentMax holds
+  // values and its output (200000 bytes): 240000 with the indices still alive.
+  options.max_memory_bytes = 210000;
+  float top = 0;
+  for (std::size_t r = 0; r < 64; ++r) top = std::max(top, x.data<float>()[r * 10000]);
+  Session s(m, options);
+  for (int run = 0; run < 2; ++run) {
+    const Tensor y = s.run({{"x", x}}).at("y");
+    CHECK(y.shape() == Shape{4, 10000});
+    CHECK(y.data<float>()[0] == top);
+    CHECK(y.data<float>()[10000] == 0);  // an empty segment
+  }
+  // The budget does count what SegmentMax holds.
+  options.max_memory_bytes = 199999;
+  CHECK_THROWS_WITH_AS(Session(m, options).run({{"x", x}}),
+                       doctest::Contains("layer 5 'seg' (SegmentMax-16), output port 3: output f32 "
+                                         "[4,10000] needs 160000 bytes while the run holds 40000"),
+                       Error);
+}
+
+TEST_CASE("a model is dynamic when a layer's outputs are, even with static inputs") {
+  // k from a Parameter: the inputs are static, the outputs [2,..1000].
+  OpTester t("TopK", "opset11", "top");
+  t.attr("axis", 1).attr("mode", "max").attr("sort", "value");
+  t.input_parameter("data", ElementType::f32, PartialShape{2, 1000})
+      .input_parameter("k", ElementType::i64, PartialShape{})
+      .outputs({"values", "indices"});
+  const Model m = t.load();
+  REQUIRE(to_string(m.inputs()[0].shape) == "[2,1000]");
+  REQUIRE(to_string(m.inputs()[1].shape) == "[]");
+  CHECK(to_string(m.outputs()[0].shape) == "[2,..1000]");
+  CHECK(m.is_dynamic());
+  // And its shapes are inferred again on every run.
+  CHECK_FALSE(step_of(m, "top").shapes_fixed);
+  Session s(m);
+  const Tensor data(ElementType::f32, {2, 1000});
+  for (const std::int64_t k : {3, 7, 0})
+    CHECK(s.run({{"data", data}, {"k", ints64({}, {k})}}).at("values").shape() == Shape{2, k});
+
+  // With a Const k nothing is dynamic, and nothing is inferred at run time.
+  OpTester c("TopK", "opset11", "top");
+  c.attr("axis", 1).attr("mode", "max").attr("sort", "value");
+  c.input_parameter("data", ElementType::f32, PartialShape{2, 1000})
+      .input_const("k", ints64({}, {5}))
+      .outputs(2);
+  const Model fixed = c.load();
+  CHECK_FALSE(fixed.is_dynamic());
+  for (const ExecPlan::Step& step : plan_of(fixed).steps)
+    if (fixed.impl().graph.nodes[step.node].kind() == OpKind::compute) CHECK(step.shapes_fixed);
+}

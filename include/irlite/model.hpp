@@ -115,7 +115,9 @@ class Model {
   const std::vector<Error>& warnings() const;
   /// Problems collected with LoadOptions::keep_going; empty otherwise.
   const std::vector<Error>& problems() const;
-  /// Whether any input shape is not static (shapes are then inferred again on every run).
+  /// Whether some shape is not static: an input's, or an output of a layer that runs (a
+  /// TopK's whose k is a Parameter, with static inputs). Such layers infer their output shapes
+  /// again on every run, as does any layer whose shape rule reads a value other than a Const's.
   bool is_dynamic() const;
   /// The position in inputs() of the input called `name`: a Parameter layer name first, else a
   /// tensor name. nullopt when there is none.
@@ -146,13 +148,23 @@ class Model {
 
 /// How a Session runs.
 struct SessionOptions {
-  /// The largest tensor a layer may produce, in bytes; a layer that would need more fails with
-  /// Error(value) instead of exhausting memory. 0: the machine's physical memory.
+  /// Kept for source compatibility: max_memory_bytes bounds every tensor. When not 0 and below
+  /// max_memory_bytes, also the largest tensor a layer may produce: a layer that would need
+  /// more fails with Error(value) before allocating it. 0: max_memory_bytes.
   std::size_t max_tensor_bytes = 0;
   /// Threads a layer's kernel may use, the calling thread included. 0: one per CPU the process
   /// may run on. Results are the same, bit for bit, whatever the count. Each Session owns its
   /// threads: sessions running side by side share the CPUs.
   unsigned num_threads = 0;
+  /// The memory one run may use, in bytes: its outputs, the values between layers while they
+  /// are alive (from their layer to their last reader; an output nothing reads only during its
+  /// own layer) and the scratch space of the kernel running, counted together. The inputs are
+  /// the caller's and not counted. Each is checked before it is allocated: a layer that would
+  /// go over fails with Error(value) naming the layer and the bytes needed against the budget,
+  /// instead of exhausting memory. The scratch counted is an upper bound of what the kernel may
+  /// take on any values (so it may depend on num_threads). 0: half the machine's physical
+  /// memory.
+  std::size_t max_memory_bytes = 0;
 };
 
 /// Running state for one thread: create one Session per thread that runs the model.
@@ -181,7 +193,8 @@ class Session {
   std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
 
   const Model& model() const { return model_; }
-  /// The options in force: max_tensor_bytes and num_threads resolved (never 0).
+  /// The options in force: max_memory_bytes, max_tensor_bytes and num_threads resolved (never
+  /// 0).
   const SessionOptions& options() const { return options_; }
 
  private:

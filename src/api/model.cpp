@@ -115,8 +115,12 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
     impl->inputs.push_back(std::move(info));
     if (!out.shape.is_static()) impl->dynamic = true;
   }
-  for (const Node& node : graph.nodes)
+  for (const Node& node : graph.nodes) {
     if (node.kind() == OpKind::constant && node.op && !node.has_value) impl->weights_missing = true;
+    if (node.reaches_result)
+      for (const OutputPort& out : node.outputs)
+        if (!out.shape.is_static()) impl->dynamic = true;
+  }
   for (std::size_t r : graph.results) {
     const Node& node = graph.nodes[r];
     PortInfo info{node.name, {}, ElementType::undefined, PartialShape::dynamic_rank()};

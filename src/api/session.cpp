@@ -43,7 +43,8 @@ Session::Session(Model model, SessionOptions options)
     throw Error(ErrorCode::usage,
                 "cannot run a model whose Consts have no weights (it was loaded with keep_going "
                 "and its weights file is missing)");
-  if (options_.max_tensor_bytes == 0) options_.max_tensor_bytes = physical_memory();
+  if (options_.max_memory_bytes == 0) options_.max_memory_bytes = physical_memory() / 2;
+  if (options_.max_tensor_bytes == 0) options_.max_tensor_bytes = options_.max_memory_bytes;
   if (options_.num_threads == 0) options_.num_threads = available_cpus();
   state_ = std::make_unique<detail::SessionState>(options_.num_threads);
 }
@@ -85,7 +86,8 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
       throw Error(ErrorCode::input, fmt::format("input '{}' is not given", m.inputs[p].name),
                   input_context(m, p));
 
-  std::vector<Tensor> results = execute(graph, m.plan, std::move(fed), options_.max_tensor_bytes,
+  const MemoryLimits limits{options_.max_memory_bytes, options_.max_tensor_bytes};
+  std::vector<Tensor> results = execute(graph, m.plan, std::move(fed), limits,
                                         ExecContext{Parallel(&state_->pool)}, state_->exec);
   std::map<std::string, Tensor> outputs;
   for (std::size_t r = 0; r < results.size(); ++r) outputs[m.outputs[r].name] = std::move(results[r]);

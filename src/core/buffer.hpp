@@ -2,11 +2,22 @@
 // The memory behind the tensors irlite allocates for itself.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "irlite/tensor.hpp"
 
 namespace irlite {
+
+/// a * b, or SIZE_MAX when that overflows: sizes of memory too large to
+/// allocate stay too large.
+constexpr std::size_t saturating_mul(std::size_t a, std::size_t b) {
+  return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+/// a + b, or SIZE_MAX when that overflows.
+constexpr std::size_t saturating_add(std::size_t a, std::size_t b) {
+  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
 
 /// Buffers from this size up are mapped on their own, 2 MiB aligned, with transparent huge pages
 /// requested: a large output then costs a few hundred page faults instead of thousands.

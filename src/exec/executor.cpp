@@ -9,6 +9,7 @@
 #include <new>
 
 #include "core/buffer.hpp"
+#include "ops/op.hpp"
 
 namespace irlite {
 namespace {
@@ -274,6 +275,8 @@ ExecPlan make_plan(const Graph& graph) {
     plan.max_outputs = std::max(plan.max_outputs, step.output_count);
     plan.steps.push_back(std::move(step));
   }
+  for (const ExecPlan::Step& step : plan.steps)
+    if (graph.nodes[step.node].kind() == OpKind::result) plan.slots[step.inputs[0]].returned = true;
   for (std::size_t slot = 0; slot < plan.slot_count; ++slot) {
     if (last_reader[slot] != SIZE_MAX)
       plan.steps[last_reader[slot]].release.push_back(slot);
@@ -286,19 +289,65 @@ ExecPlan make_plan(const Graph& graph) {
 
 namespace {
 
-/// Refuses an output whose byte size overflows or exceeds the session's limit.
-void check_size(ElementType type, const Shape& shape, std::size_t index, std::size_t max_bytes) {
-  const auto count = element_count(shape);
-  const std::size_t width = element_size(type);
-  if (count && (width == 0 || static_cast<std::uint64_t>(*count) <= max_bytes / width)) return;
+/// The bytes a run holds against its budget: values from their layer to their release, and a
+/// kernel's scratch while it runs. Values placed in shared or kept buffers are counted as if
+/// each had memory of its own: the plan holds such buffers only within the peak of those values.
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(std::size_t limit) : limit_(limit) {}
+  /// Adds `bytes` when they fit, else returns false and leaves the sum alone.
+  bool reserve(std::size_t bytes) {
+    if (bytes > limit_ || used_ > limit_ - bytes) return false;
+    used_ += bytes;
+    return true;
+  }
+  void release(std::size_t bytes) { used_ -= bytes; }
+  /// Error(value) for `what` needing `bytes`, with the sum and the budget.
+  Error exceeded(const std::string& what, std::size_t bytes, ErrorContext context = {}) const {
+    return Error(ErrorCode::value,
+                 fmt::format("{} needs {} bytes while the run holds {} bytes: {} bytes, over the "
+                             "run's memory budget of {} bytes (SessionOptions::max_memory_bytes)",
+                             what, bytes, used_, saturating_add(used_, bytes), limit_),
+                 std::move(context));
+  }
+
+ private:
+  std::size_t limit_;
+  std::size_t used_ = 0;
+};
+
+ErrorContext output_context(std::size_t index) {
   ErrorContext c;
   c.port_kind = ErrorContext::PortKind::output;
   c.port = static_cast<std::int64_t>(index);
-  throw Error(ErrorCode::value,
-              fmt::format("output {} {} would take more than {} bytes, the largest tensor this "
-                          "session may allocate",
-                          to_string(type), to_string(shape), max_bytes),
-              std::move(c));
+  return c;
+}
+
+/// The byte size of output `index`, reserved against the run's budget. Refuses a size that
+/// overflows, one beyond an explicit per-tensor limit below the budget, and one that does not
+/// fit in what the budget has left.
+std::size_t reserve_output(ElementType type, const Shape& shape, std::size_t index,
+                           const MemoryLimits& limits, MemoryBudget& budget) {
+  const auto count = element_count(shape);
+  const std::size_t width = element_size(type);
+  const bool fits = count && (width == 0 || static_cast<std::uint64_t>(*count) <= SIZE_MAX / width);
+  const std::size_t bytes = fits ? static_cast<std::size_t>(*count) * width : SIZE_MAX;
+  if (limits.max_tensor_bytes < limits.max_memory_bytes && bytes > limits.max_tensor_bytes)
+    throw Error(ErrorCode::value,
+                fmt::format("output {} {} would take more than {} bytes, the largest tensor this "
+                            "session may allocate",
+                            to_string(type), to_string(shape), limits.max_tensor_bytes),
+                output_context(index));
+  if (!fits)
+    throw Error(ErrorCode::value,
+                fmt::format("output {} {} takes more bytes than a size_t counts, over the run's "
+                            "memory budget of {} bytes (SessionOptions::max_memory_bytes)",
+                            to_string(type), to_string(shape), limits.max_memory_bytes),
+                output_context(index));
+  if (!budget.reserve(bytes))
+    throw budget.exceeded(fmt::format("output {} {}", to_string(type), to_string(shape)), bytes,
+                          output_context(index));
+  return bytes;
 }
 
 /// An output tensor: in its slot's buffer when the plan gives it one that nobody else holds,
@@ -345,13 +394,15 @@ class RunCleanup {
 }  // namespace
 
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
-                            std::size_t max_tensor_bytes, const ExecContext& context,
+                            const MemoryLimits& limits, const ExecContext& context,
                             ExecState& state) {
   state.slots.resize(plan.slot_count);
   state.buffers.resize(plan.buffers.size());
   state.inputs.resize(plan.max_inputs);
   state.outputs.resize(plan.max_outputs);
   state.infos.resize(plan.max_inputs);
+  state.slot_bytes.assign(plan.slot_count, 0);
+  MemoryBudget budget(limits.max_memory_bytes);
   RunCleanup cleanup(plan, state);
   std::vector<Tensor>& slots = state.slots;
   std::vector<Tensor> results(graph.results.size());
@@ -366,8 +417,16 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
         break;
       case OpKind::result:
         results[step.io_index] = slots[step.inputs[0]];
-        if (graph.nodes[node.inputs[0].source_node].kind() == OpKind::constant)
-          results[step.io_index] = results[step.io_index].clone();
+        if (graph.nodes[node.inputs[0].source_node].kind() == OpKind::constant) {
+          const Tensor& value = results[step.io_index];
+          if (!budget.reserve(value.byte_size()))
+            throw graph.locate(budget.exceeded(fmt::format("the copy of Const {} {}",
+                                                           to_string(value.element_type()),
+                                                           to_string(value.shape())),
+                                               value.byte_size()),
+                               node);
+          results[step.io_index] = value.clone();
+        }
         break;
       case OpKind::compute: {
         // execute() takes its inputs side by side: they are moved out of their slots and back,
@@ -381,8 +440,13 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
           if (step.shapes_fixed) {
             for (std::size_t k = 0; k < outputs.size(); ++k) {
               const ExecPlan::Slot& slot = plan.slots[step.first_output + k];
-              if (!slot.bytes || *slot.bytes > max_tensor_bytes)
-                check_size(slot.type, slot.shape, k, max_tensor_bytes);
+              std::size_t bytes = 0;
+              if (slot.bytes && *slot.bytes <= limits.max_tensor_bytes &&
+                  budget.reserve(*slot.bytes))
+                bytes = *slot.bytes;
+              else
+                bytes = reserve_output(slot.type, slot.shape, k, limits, budget);
+              state.slot_bytes[step.first_output + k] = bytes;
               outputs[k] = output_tensor(plan, slot, slot.type, slot.shape, state);
             }
           } else {
@@ -411,12 +475,18 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
                                         "the {} {} it inferred at load time",
                                         k, to_string(o.type), to_string(shape),
                                         to_string(port.type), to_string(port.shape)));
-              check_size(o.type, shape, k, max_tensor_bytes);
+              state.slot_bytes[step.first_output + k] =
+                  reserve_output(o.type, shape, k, limits, budget);
               outputs[k] =
                   output_tensor(plan, plan.slots[step.first_output + k], o.type, shape, state);
             }
           }
+          const std::size_t scratch =
+              node.op->scratch_bytes(inputs, outputs, context.parallel.threads());
+          if (!budget.reserve(scratch))
+            throw budget.exceeded("the kernel's scratch space", scratch);
           node.op->execute(inputs, outputs, context);
+          budget.release(scratch);
         } catch (const Error& e) {
           throw graph.locate(e, node);
         } catch (const std::bad_alloc&) {
@@ -434,7 +504,10 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
         break;
       }
     }
-    for (std::size_t slot : step.release) slots[slot] = Tensor();
+    for (std::size_t slot : step.release) {
+      slots[slot] = Tensor();
+      if (!plan.slots[slot].returned) budget.release(state.slot_bytes[slot]);
+    }
     for (std::size_t b : step.drop) state.buffers[b].reset();
   }
   cleanup.finished();

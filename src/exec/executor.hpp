@@ -27,6 +27,8 @@ struct ExecPlan {
     /// The buffer (index into buffers) the value is placed in; SIZE_MAX: fresh memory at each
     /// run, freed after the last reader.
     std::size_t buffer = SIZE_MAX;
+    /// A Result reads it: the caller gets the value, which outlives the run.
+    bool returned = false;
   };
   /// Memory that values of one byte size take in turn, each after the previous one died.
   struct Buffer {
@@ -79,6 +81,17 @@ struct ExecState {
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
   std::vector<ValueInfo> infos;
+  /// Per slot: the bytes its value holds against the run's budget.
+  std::vector<std::size_t> slot_bytes;
+};
+
+/// What one run may allocate.
+struct MemoryLimits {
+  /// The run's budget: the outputs, the values alive between layers and a layer's kernel
+  /// scratch, counted together while they live.
+  std::size_t max_memory_bytes = SIZE_MAX;
+  /// The largest single tensor; refused with its own message when below max_memory_bytes.
+  std::size_t max_tensor_bytes = SIZE_MAX;
 };
 
 /// Runs the plan. `fed` holds one tensor per Parameter (graph.parameters order), already checked
@@ -86,12 +99,15 @@ struct ExecState {
 /// Result fed straight by a Const gets a copy, so that writing to an output never touches the
 /// shared, possibly read-only, weights.
 /// A layer whose step has shapes_fixed allocates its outputs straight away; the others infer
-/// their shapes again from the real inputs. An output larger than `max_tensor_bytes` is refused
-/// before it is allocated. An output is written into its slot's buffer in `state` when nobody
-/// else holds that buffer (an output of an earlier run the caller dropped), else into fresh
-/// memory. Throws Error placed at the failing layer.
+/// their shapes again from the real inputs. Before an output or a kernel's scratch is allocated
+/// its bytes are added to those the run holds (inputs excepted: they are the caller's), and the
+/// layer fails when the sum would pass `limits.max_memory_bytes`; a value leaves the sum when it
+/// is released, right after its last reader (after its own layer when nothing reads it), and a
+/// returned output stays in it to the end. An output is written into its slot's buffer in `state`
+/// when nobody else holds that buffer (an output of an earlier run the caller dropped), else into
+/// fresh memory. Throws Error placed at the failing layer.
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
-                            std::size_t max_tensor_bytes, const ExecContext& context,
+                            const MemoryLimits& limits, const ExecContext& context,
                             ExecState& state);
 
 }  // namespace irlite

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/buffer.hpp"
 #include "core/parallel.hpp"
 #include "kernels/element.hpp"
 #include "kernels/embedding.hpp"
@@ -189,6 +190,25 @@ void sum_range(const T* table, std::size_t row_size, const I* indices, const I* 
 }
 
 }  // namespace embedding_fast
+
+/// The most memory embedding_segments_sum() allocates besides its output for `num_segments`
+/// rows of `row_size` on `threads` threads: a range check per thread, then either the
+/// reference kernel's flag per segment and, for 16-bit floats, its float copy of the output
+/// (unsorted ids), or the borders and a row of sums per thread (sorted ids).
+template <class T>
+std::size_t embedding_segments_sum_scratch(std::size_t num_segments, std::size_t row_size,
+                                           unsigned threads) {
+  using A = embedding_detail::sum_t<T>;
+  constexpr bool in_place = !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
+  const std::size_t checks = saturating_mul(threads, sizeof(embedding_fast::RangeCheck));
+  const std::size_t unsorted = saturating_add(
+      num_segments,
+      in_place ? 0 : saturating_mul(saturating_mul(num_segments, row_size), sizeof(A)));
+  const std::size_t sorted =
+      saturating_add(saturating_mul(std::size_t{threads} + 1, 2 * sizeof(std::size_t)),
+                     saturating_mul(threads, saturating_mul(row_size, sizeof(A))));
+  return saturating_add(checks, std::max(unsorted, sorted));
+}
 
 /// table: [num_emb, row_size]; indices, segment_ids and weights (nullptr = ones): [num_indices];
 /// default_index: nullptr or a scalar (-1 = zeros); out: [num_segments, row_size], every element

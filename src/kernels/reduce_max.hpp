@@ -18,12 +18,14 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <type_traits>
 #include <vector>
 
+#include "core/buffer.hpp"
 #include "core/parallel.hpp"
 #include "kernels/element.hpp"
 #include "kernels/reduce_plan.hpp"
@@ -273,6 +275,16 @@ void reduce_part(const T* in, const ReduceMaxPlan& plan, compute_t<T>* acc, std:
 }
 
 }  // namespace reduce_max_detail
+
+/// The most memory reduce_max() allocates besides its output of `output_size` elements on
+/// `threads` threads: a float copy of the output for 16-bit floats, and a partial maximum per
+/// thread.
+template <class T>
+std::size_t reduce_max_scratch(std::size_t output_size, unsigned threads) {
+  using C = compute_t<T>;
+  const std::size_t copy = std::is_same_v<C, T> ? 0 : saturating_mul(output_size, sizeof(C));
+  return saturating_add(copy, std::size_t{threads} * sizeof(reduce_max_detail::Partial<C>));
+}
 
 /// Writes plan.output_size maxima to `out` (the kept axes in order; keep_dims does not change
 /// the layout), using the threads of `par` for work of `grain` input elements a thread or more

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/buffer.hpp"
 #include "core/parallel.hpp"
 #include "kernels/element.hpp"
 #include "kernels/segments.hpp"
@@ -215,6 +216,13 @@ IRLITE_MULTIVERSION std::optional<SegmentIdProblem> reduce_range_1d(
 inline constexpr std::size_t kGrainElements = std::size_t{1} << 16;
 
 }  // namespace segment_max_fast
+
+/// The most memory segment_max() allocates besides its output on `threads` threads: the
+/// borders of the threads' shares and a problem slot per thread.
+inline std::size_t segment_max_scratch(unsigned threads) {
+  return (std::size_t{threads} + 1) * 2 * sizeof(std::size_t) +
+         std::size_t{threads} * sizeof(std::optional<SegmentIdProblem>);
+}
 
 /// out[s, :] = max of data[i, :] over the rows i with ids[i] == s, for s < num_segments; rows
 /// whose id is num_segments or more are dropped; segments without rows are `fill`.

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/buffer.hpp"
 #include "kernels/element.hpp"
 #include "kernels/simd.hpp"
 
@@ -749,6 +750,48 @@ void run(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_t
   }
 }
 
+/// What SelectScratch<E>(n) holds.
+template <class E>
+std::size_t select_scratch(std::size_t n) {
+  return saturating_add(
+      saturating_mul(n, sizeof(typename E::K)),
+      saturating_mul(saturating_add(n, 1), sizeof(std::uint32_t) + 2 * sizeof(typename E::Entry)));
+}
+
+/// The scratch of run<Max, E, T>() on these extents, each strategy's as it allocates it.
+template <class E, class T>
+std::size_t run_scratch(std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t k,
+                        unsigned threads) {
+  using Entry = typename E::Entry;
+  using D = typename Domain<T>::D;
+  const bool filter = k * kFilterRatio <= n;
+  const auto heap = saturating_mul(static_cast<std::size_t>(k), sizeof(Entry));
+  if (inner == 1) {
+    // A heap per thread over rows, or k entries per part of a split row.
+    if (filter) return saturating_mul(2 * std::size_t{threads}, heap);
+    const auto workers = std::min<std::size_t>(threads, static_cast<std::size_t>(outer));
+    return saturating_mul(workers, select_scratch<E>(static_cast<std::size_t>(n)));
+  }
+  if (filter) {
+    const std::int64_t max_width =
+        std::max(kLanes<T>, std::min(kColumnBlock, kBlockHeapEntries / k / kLanes<T> * kLanes<T>));
+    const ColumnBlocks blocks = plan_columns(inner, outer, max_width, kLanes<T>, threads);
+    const auto w = static_cast<std::size_t>(blocks.width);
+    const auto workers =
+        std::min<std::size_t>(threads, static_cast<std::size_t>(outer * blocks.count));
+    return saturating_mul(workers, saturating_add(saturating_mul(w, heap), 2 * w * sizeof(D)));
+  }
+  const std::int64_t max_width = std::clamp<std::int64_t>(kGatherKeys / n, 1, kMaxGather);
+  const ColumnBlocks blocks = plan_columns(inner, outer, max_width, 1, threads);
+  const auto workers =
+      std::min<std::size_t>(threads, static_cast<std::size_t>(outer * blocks.count));
+  const std::size_t keys = saturating_mul(
+      saturating_mul(static_cast<std::size_t>(n), static_cast<std::size_t>(blocks.width)),
+      sizeof(typename E::K));
+  return saturating_mul(workers,
+                        saturating_add(select_scratch<E>(static_cast<std::size_t>(n)), keys));
+}
+
 template <bool Unpack, class T, class TIndex>
 void dispatch(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_t n,
               std::int64_t inner, std::int64_t k, TopKMode mode, TopKSort sort, T* values,
@@ -780,6 +823,20 @@ void topk_unpacked(const Parallel& parallel, const T* in, std::int64_t outer, st
 
 }  // namespace topk_detail
 
+template <class T>
+std::size_t topk_scratch(std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t k,
+                         unsigned threads) {
+  using namespace topk_detail;
+  if (k <= 0 || k > n || outer <= 0 || inner <= 0) return 0;
+  threads = std::max(threads, 1u);
+  // The entry type dispatch() picks.
+  if constexpr (sizeof(Key<T>) == 4) {
+    if (static_cast<std::uint64_t>(n) <= Packed::max_slice)
+      return run_scratch<Packed, T>(outer, n, inner, k, threads);
+  }
+  return run_scratch<Unpacked<Key<T>>, T>(outer, n, inner, k, threads);
+}
+
 template <class T, class TIndex>
 void topk(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_t n,
           std::int64_t inner, std::int64_t k, TopKMode mode, TopKSort sort, T* values,
@@ -793,8 +850,12 @@ void topk(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_
   template void topk_detail::topk_unpacked<T, TIndex>(const Parallel&, const T*, std::int64_t, \
                                                       std::int64_t, std::int64_t, std::int64_t, \
                                                       TopKMode, TopKSort, T*, TIndex*);
-#define IRLITE_TOPK_INSTANTIATE_BOTH(T) \
-  IRLITE_TOPK_INSTANTIATE(T, std::int32_t) IRLITE_TOPK_INSTANTIATE(T, std::int64_t)
+#define IRLITE_TOPK_SCRATCH_INSTANTIATE(T) \
+  template std::size_t topk_scratch<T>(std::int64_t, std::int64_t, std::int64_t, std::int64_t, \
+                                       unsigned);
+#define IRLITE_TOPK_INSTANTIATE_BOTH(T)                                               \
+  IRLITE_TOPK_INSTANTIATE(T, std::int32_t) IRLITE_TOPK_INSTANTIATE(T, std::int64_t) \
+  IRLITE_TOPK_SCRATCH_INSTANTIATE(T)
 
 IRLITE_TOPK_INSTANTIATE_BOTH(float16)
 IRLITE_TOPK_INSTANTIATE_BOTH(bfloat16)

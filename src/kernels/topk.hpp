@@ -20,6 +20,7 @@
 // when there are fewer slices than threads, merging the partial results exactly.
 // kernels/reference/topk.hpp is the plain version these results are tested against.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/parallel.hpp"
@@ -34,6 +35,14 @@ template <class T, class TIndex>
 void topk(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_t n,
           std::int64_t inner, std::int64_t k, TopKMode mode, TopKSort sort, T* values,
           TIndex* indices);
+
+/// The most memory topk() allocates besides its outputs for these extents on `threads`
+/// threads: the filters' heaps, or the radix selection's keys and entries per thread. 0 for
+/// empty outputs and for a k outside [0, n], which topk() is never given; SIZE_MAX when the
+/// count does not fit in a size_t.
+template <class T>
+std::size_t topk_scratch(std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t k,
+                         unsigned threads);
 
 namespace topk_detail {
 

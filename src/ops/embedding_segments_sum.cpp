@@ -172,6 +172,19 @@ class EmbeddingSegmentsSumOp final : public Op {
     return index == kNumSegments;
   }
 
+  std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor> outputs,
+                            unsigned threads) const override {
+    const Tensor& out = outputs[0];
+    const auto num_segments = static_cast<std::size_t>(out.shape()[0]);
+    const std::size_t row = row_size(out, inputs[kTable]);
+    std::size_t bytes = 0;
+    dispatch_numeric(out.element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      bytes = embedding_segments_sum_scratch<T>(num_segments, row, threads);
+    });
+    return bytes;
+  }
+
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
     const Tensor& table = inputs[kTable];

@@ -79,6 +79,16 @@ class Op {
   /// included (an index in range, ids sorted), also those infer() checks when it sees them.
   virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                        const ExecContext& context) const = 0;
+  /// The most memory execute() allocates for itself on these inputs and outputs with `threads`
+  /// threads, beyond the outputs: accumulators, per-thread buffers, index arrays. The executor
+  /// reserves it against the run's memory budget before execute() runs, so it must not be
+  /// less than what the kernel takes on any values of these shapes; SIZE_MAX when it does not
+  /// fit in a size_t.
+  virtual std::size_t scratch_bytes([[maybe_unused]] std::span<const Tensor> inputs,
+                                    [[maybe_unused]] std::span<const Tensor> outputs,
+                                    [[maybe_unused]] unsigned threads) const {
+    return 0;
+  }
   /// The attributes as text for display, in a stable order.
   virtual std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }
 };

@@ -75,6 +75,16 @@ class ReduceMaxOp final : public Op {
 
   bool shape_needs_value(std::size_t index, std::size_t) const override { return index == 1; }
 
+  std::size_t scratch_bytes(std::span<const Tensor>, std::span<const Tensor> outputs,
+                            unsigned threads) const override {
+    std::size_t bytes = 0;
+    dispatch_numeric(outputs[0].element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      bytes = reduce_max_scratch<T>(outputs[0].size(), threads);
+    });
+    return bytes;
+  }
+
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
     const Tensor& data = inputs[0];

@@ -112,6 +112,11 @@ class SegmentMaxOp final : public Op {
     return index == kNumSegments || (index == kSegmentIds && count <= kNumSegments);
   }
 
+  std::size_t scratch_bytes(std::span<const Tensor>, std::span<const Tensor>,
+                            unsigned threads) const override {
+    return segment_max_scratch(threads);
+  }
+
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
     const Tensor& data = inputs[kData];

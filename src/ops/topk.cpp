@@ -83,6 +83,27 @@ class TopKOp final : public Op {
   // Only k decides the output shape; the data's values are the kernel's business.
   bool shape_needs_value(std::size_t index, std::size_t) const override { return index == 1; }
 
+  std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor>,
+                            unsigned threads) const override {
+    const Tensor& data = inputs[0];
+    const Shape& shape = data.shape();
+    if (data.empty() || inputs[1].size() != 1) return 0;  // execute() refuses or does nothing
+    const std::int64_t axis = normalized_axis(static_cast<std::int64_t>(shape.size()));
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (static_cast<std::int64_t>(i) < axis) outer *= shape[i];
+      if (static_cast<std::int64_t>(i) > axis) inner *= shape[i];
+    }
+    const std::int64_t n = shape[static_cast<std::size_t>(axis)];
+    const std::int64_t k = integer_at(inputs[1], 0);
+    std::size_t bytes = 0;
+    dispatch_numeric(data.element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      bytes = topk_scratch<T>(outer, n, inner, k, threads);
+    });
+    return bytes;
+  }
+
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
     const Tensor& data = inputs[0];

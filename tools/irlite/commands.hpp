@@ -2,6 +2,7 @@
 // The subcommands of the `irlite` program and what they share: option structs, the usage error,
 // --shape parsing and one-line diagnostics.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -43,6 +44,11 @@ std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>&
 std::map<std::string, PartialShape> resolve_shape_overrides(
     const std::vector<ShapeOverride>& overrides, const Model& model);
 
+/// A byte count: digits, optionally followed by K, M, G or T (powers of 1024, any case, with
+/// an optional B or iB after them: 512M, 2GiB, 1048576). Throws UsageError naming `option`
+/// for anything else, 0 included, and for a count beyond 2^64 - 1.
+std::size_t parse_byte_size(const std::string& text, const std::string& option);
+
 /// "a, b, c", or "none".
 std::string input_list(const Model& model);
 
@@ -56,6 +62,9 @@ struct RunOptions {
   std::string output_dir;
   std::uint64_t seed = 0;
   std::size_t values = 8;  ///< values printed per output
+  /// --max-memory text: the run's memory budget, which the random inputs must fit in too.
+  /// Empty: the library's default.
+  std::string max_memory;
 };
 
 struct InspectOptions {

@@ -1,7 +1,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cstdio>
+#include <limits>
+#include <string_view>
 
 #include "commands.hpp"
 
@@ -51,6 +55,33 @@ std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>&
   return overrides;
 }
 
+std::size_t parse_byte_size(const std::string& text, const std::string& option) {
+  const auto bad = [&] {
+    return UsageError(fmt::format(
+        "{} '{}': expected a positive number of bytes below 2^64, optionally followed by K, M, "
+        "G or T (powers of 1024), e.g. 512M or 2G",
+        option, text));
+  };
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  std::uint64_t value = 0;
+  if (digits == 0 || std::from_chars(text.data(), text.data() + digits, value).ec != std::errc())
+    throw bad();
+  std::string unit = text.substr(digits);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  // An optional power of 1024, then an optional "B" or "iB" ("iB" only after a power).
+  int shift = 0;
+  std::string_view rest = unit;
+  if (const auto at = std::string_view("KMGT").find(rest.empty() ? ' ' : rest[0]);
+      at != std::string_view::npos) {
+    shift = 10 * (static_cast<int>(at) + 1);
+    rest.remove_prefix(1);
+    if (rest == "IB") rest = "B";
+  }
+  if (!rest.empty() && rest != "B") throw bad();
+  if (value == 0 || value > (std::numeric_limits<std::uint64_t>::max() >> shift)) throw bad();
+  return static_cast<std::size_t>(value << shift);
+}
 
 std::string input_list(const Model& model) {
   std::string s;

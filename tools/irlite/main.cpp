@@ -25,6 +25,9 @@ and bf16 outputs are written as uint16 raw bits too; in NumPy,
 Inputs not given are random, the same for the same --seed: floats uniform in [-1, 1),
 integers in [0, 10), booleans 0/1. A dynamic dimension takes the --shape given for the
 input, else its lower bound, else 1.
+--max-memory SIZE (bytes, or with K, M, G, T: 512M, 2G) bounds what the run allocates
+(outputs, values between layers, kernels' scratch space) and, apart, the random inputs;
+going over is an error, raised before anything that large is allocated.
 For every output it prints the element type, shape, min, max, mean, NaN and infinity
 counts and the first values; with -o DIR it saves DIR/NAME.npy (characters of NAME other
 than letters, digits, '.', '-' and '_' become '_').
@@ -99,6 +102,10 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run_cmd->add_option("-w,--weights", run.weights, "The .bin file (default: beside the .xml)")
       ->type_name("FILE.bin");
+  run_cmd
+      ->add_option("--max-memory", run.max_memory,
+                   "Memory budget of the run and of the random inputs (default: half the RAM)")
+      ->type_name("SIZE");
   run_cmd->add_option("--values", run.values, "How many values to print per output (default 8)")
       ->type_name("N")
       ->check(CLI::Range(0, 1000000));

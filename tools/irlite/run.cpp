@@ -80,6 +80,33 @@ Shape random_shape(const PortInfo& port) {
   return shape;
 }
 
+// The bytes of a tensor of this shape, SIZE_MAX when they overflow.
+std::size_t byte_size(const PortInfo& port, const Shape& shape) {
+  const auto count = element_count(shape);
+  const std::size_t width = element_size(port.element_type);
+  if (!count || (width != 0 && static_cast<std::uint64_t>(*count) > SIZE_MAX / width))
+    return SIZE_MAX;
+  return static_cast<std::size_t>(*count) * width;
+}
+
+// The input's place in the model, for errors: the Parameter layer's.
+ErrorContext input_context(const Model& model, std::size_t index) {
+  for (const LayerInfo& layer : model.layers()) {
+    if (layer.type != "Parameter" || layer.name != model.inputs()[index].name) continue;
+    ErrorContext c;
+    c.file = model.source();
+    c.line = layer.line;
+    c.column = layer.column;
+    c.layer_id = layer.id;
+    c.layer_name = layer.name;
+    c.layer_type = fmt::format("{}-{}", layer.type, layer.version);
+    return c;
+  }
+  ErrorContext c;
+  c.file = model.source();
+  return c;
+}
+
 // A file name from an output name: path separators and other characters a shell or a file
 // system may trip on become '_'.
 std::string file_stem(const std::string& name) {
@@ -97,6 +124,10 @@ std::string file_stem(const std::string& name) {
 
 int run_command(const RunOptions& options) {
   const auto overrides = parse_shape_overrides(options.shapes);
+  SessionOptions session_options;
+  session_options.num_threads = options.threads;
+  if (!options.max_memory.empty())
+    session_options.max_memory_bytes = parse_byte_size(options.max_memory, "--max-memory");
   LoadOptions load;
   load.weights = options.weights;
   Model model = Model::load(options.model, load);
@@ -116,16 +147,30 @@ int run_command(const RunOptions& options) {
     source[file.index] = file.path;
     feeds[port.name] = load_input(file, port);
   }
+  Session session(model, session_options);
+  const std::size_t budget = session.options().max_memory_bytes;
+
+  // Random inputs, together, must fit in the budget too, checked before they are made: an input
+  // of 10^9 elements would otherwise take seconds and gigabytes before any layer fails.
+  std::size_t random_bytes = 0;
   for (std::size_t i = 0; i < ports.size(); ++i) {
     if (!origin[i].empty()) continue;
-    feeds[ports[i].name] =
-        random_tensor(ports[i].element_type, random_shape(ports[i]), options.seed, i);
+    const Shape shape = random_shape(ports[i]);
+    const std::size_t bytes = byte_size(ports[i], shape);
+    if (bytes > budget - random_bytes)
+      throw Error(ErrorCode::input,
+                  fmt::format("random input '{}' {} {} needs {} bytes, more than the {} left "
+                              "of the memory budget of {} bytes (--max-memory); give its data "
+                              "with -i {}=FILE.npy or a smaller --shape",
+                              ports[i].name, to_string(ports[i].element_type), to_string(shape),
+                              bytes == SIZE_MAX ? "2^64 or more" : std::to_string(bytes),
+                              budget - random_bytes, budget, ports[i].name),
+                  input_context(model, i));
+    random_bytes += bytes;
+    feeds[ports[i].name] = random_tensor(ports[i].element_type, shape, options.seed, i);
     source[i] = fmt::format("random (seed {})", options.seed);
   }
 
-  SessionOptions session_options;
-  session_options.num_threads = options.threads;
-  Session session(model, session_options);
   const auto results = session.run(feeds);
 
   std::filesystem::path dir;
