@@ -42,7 +42,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!n || *n > 4096) small = false;
         if (small) inputs[in.name] = irlite::Tensor(in.element_type, shape);
       }
-      if (small) irlite::Session(model, irlite::SessionOptions{64 << 20}).run(inputs);
+      if (small) {
+        irlite::SessionOptions options;
+        options.max_memory_bytes = 256 << 20;
+        irlite::Session(model, options).run(inputs);
+      }
     } catch (const irlite::Error&) {
     }
   }

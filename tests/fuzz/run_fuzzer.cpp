@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     irlite::SessionOptions options;
-    options.max_tensor_bytes = 64 << 20;
+    options.max_memory_bytes = 256 << 20;
     options.num_threads = 1 + bytes.next() % 3;
     irlite::Session(model, options).run(inputs);
   } catch (const irlite::Error&) {
