@@ -937,15 +937,15 @@ class Reader {
         continue;
       }
       if (!weights_.present) {
-        const std::string message = missing_weights_message();
         if (diag_.keep_going) {
           // inspect works without the .bin: the Const's value is just unknown.
           if (!warned_missing)
-            diag_.warnings.emplace_back(ErrorCode::io, message, graph_.context(node));
+            diag_.warnings.emplace_back(ErrorCode::io, missing_weights_message(),
+                                        graph_.context(node));
           warned_missing = true;
           continue;
         }
-        fail(ErrorCode::io, message, graph_.context(node));
+        fail(ErrorCode::io, missing_weights_message(), graph_.context(node));
         continue;
       }
       const std::uint64_t total = weights_.bytes.size();

@@ -249,8 +249,8 @@ Tensor decode_from(std::uint64_t size, const ReadAt& read_at, const std::string&
     fail(source, fmt::format("truncated header: it declares {} bytes but the file has only {} "
                              "after the preamble",
                              header_len, size - preamble));
-  // Read in full before it is parsed: a length the file merely claims must not decide how much
-  // memory the reader takes.
+  // The header is read whole before it is parsed: a length the file merely claims must not
+  // decide how much memory that takes.
   if (header_len > max_header)
     fail(source, fmt::format("the header is {} bytes, more than the {} allowed (NumPy's "
                              "max_header_size)",
