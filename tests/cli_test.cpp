@@ -6,6 +6,7 @@
 
 #ifdef IRLITE_CLI
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,10 +69,12 @@ std::string shell_quote(const std::string& arg) {
   return q + "'";
 }
 
-// Runs the tool with `args`, capturing stdout, stderr and the exit status.
-Outcome cli(const std::vector<std::string>& args) {
+// Runs the tool with `args`, capturing stdout, stderr and the exit status; with a time limit in
+// seconds, a run that takes longer is killed (status 124, as timeout(1) gives).
+Outcome cli(const std::vector<std::string>& args, int time_limit = 0) {
   TempDir capture;
-  std::string command = shell_quote(IRLITE_CLI);
+  std::string command = time_limit > 0 ? "timeout -k 5 " + std::to_string(time_limit) + " " : "";
+  command += shell_quote(IRLITE_CLI);
   for (const std::string& a : args) command.append(" ").append(shell_quote(a));
   command.append(" >").append(shell_quote(capture / "out"));
   command.append(" 2>").append(shell_quote(capture / "err"));
@@ -433,7 +436,7 @@ TEST_CASE("cli: bad input files are errors naming the file and the input") {
   const std::string model = kData + "dynamic.xml";
 
   check_error(cli({"run", model, "-i", "x=" + (dir / "missing.npy")}), 1,
-              dir / "missing.npy" + ": file not found");
+              dir / "missing.npy" + ": cannot open .npy file: No such file or directory");
 
   {
     std::ofstream junk(dir / "junk.npy", std::ios::binary);
@@ -489,8 +492,11 @@ TEST_CASE("cli: exit statuses and one-line errors") {
   check_error(cli({"run", dynamic, "--values", "x"}), 2, "--values");
 
   // Model and file errors: 1.
-  check_error(cli({"run", dir / "nothing.xml"}), 1, dir / "nothing.xml");
-  check_error(cli({"inspect", dir / "nothing.xml"}), 1, dir / "nothing.xml");
+  check_error(cli({"run", dir / "nothing.xml"}), 1,
+              dir / "nothing.xml" + ": cannot open model file: No such file or directory");
+  check_error(cli({"inspect", dir / "nothing.xml"}), 1,
+              dir / "nothing.xml" + ": cannot open model file: No such file or directory");
+  check_error(cli({"run", ""}), 1, "cannot open model file '': the path is empty");
   check_error(cli({"run", dynamic, "--shape", "nope=[1,3]"}), 1, "'nope'");
   check_error(cli({"run", dynamic, "--shape", "x=[...]"}), 1,
               "input 'x' has a dynamic rank; give its shape with --shape");
@@ -501,6 +507,100 @@ TEST_CASE("cli: exit statuses and one-line errors") {
   const Outcome ok = cli({"run", dynamic, "-i", dir / "x.npy"});
   CHECK(ok.status == 0);
   CHECK(ok.err.empty());
+}
+
+TEST_CASE("cli: FIFOs and devices are refused at once, as model, weights and inputs") {
+  TempDir dir;
+  const std::string fifo = dir / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Each would wait for a writer forever without the check: the time limit ends such a run.
+  check_error(cli({"run", fifo}, 30), 1, fifo + ": is a FIFO, not a model file");
+  check_error(cli({"inspect", fifo}, 30), 1, fifo + ": is a FIFO, not a model file");
+  check_error(cli({"run", kData + "const.xml", "-w", fifo}, 30), 1,
+              fifo + ": is a FIFO, not a weights file");
+  check_error(cli({"run", kData + "dynamic.xml", "-i", "x=" + fifo}, 30), 1,
+              fifo + ": is a FIFO, not a .npy file");
+  check_error(cli({"inspect", "/dev/zero"}, 30), 1,
+              "/dev/zero: is a character device, not a model file");
+  const Outcome zero = cli({"run", kData + "const.xml", "-w", "/dev/zero"}, 30);
+  check_error(zero, 1, "/dev/zero: is a character device, not a weights file");
+  CHECK_FALSE(contains(zero.err, "Is a directory"));
+}
+
+TEST_CASE("cli: a .bin beside the model that is a directory is named as one") {
+  TempDir dir;
+  fs::copy_file(kData + "const.xml", dir / "const.xml");
+  fs::create_directory(dir / "const.bin");
+  const Outcome r = cli({"run", dir / "const.xml"});
+  check_error(r, 1, dir / "const.bin" + " is a directory, not a weights file");
+  CHECK_FALSE(contains(r.err, "no weights file"));
+  const Outcome i = cli({"inspect", dir / "const.xml"});
+  CHECK(i.status == 0);
+  CHECK(contains(i.err, "irlite: warning: "));
+  CHECK(contains(i.err, dir / "const.bin" + " is a directory, not a weights file"));
+}
+
+TEST_CASE("cli: an unknown subcommand is named, with the closest one") {
+  check_error(cli({"frob"}), 2,
+              "unknown subcommand 'frob'; did you mean 'run'? (subcommands: run, inspect, ops; "
+              "see 'irlite --help')");
+  check_error(cli({"inspekt", kData + "dynamic.xml"}), 2,
+              "unknown subcommand 'inspekt'; did you mean 'inspect'?");
+  check_error(cli({"--frob", "opz"}), 2, "unknown subcommand 'opz'; did you mean 'ops'?");
+  check_error(cli({}), 2, "subcommand is required");
+}
+
+TEST_CASE("cli: a random input that cannot be made names the input") {
+  check_error(cli({"run", kData + "dynamic.xml", "--shape", "x=[4611686018427387904,3]"}), 1,
+              "random input 'x' f32 [4611686018427387904,3] needs 2^64 or more bytes");
+}
+
+TEST_CASE("cli: control characters in names are escaped on the terminal, not in JSON") {
+  TempDir dir;
+  // ESC (raw: pugixml takes it) and CR (as a character reference: a raw one would be normalised).
+  const std::string name = "in\x1b[2J&#13;put", raw_name = "in\x1b[2J\rput",
+                    shown = "in\\x1b[2J\\rput";
+  const std::string parameter = "<layer id=\"0\" name=\"" + name +
+                                "\" type=\"Parameter\" version=\"opset1\"><data "
+                                "element_type=\"f32\" shape=\"2\"/><output><port id=\"0\" "
+                                "precision=\"FP32\" names=\"t\x1b[1m\"/></output></layer>";
+  std::ofstream(dir / "evil.xml")
+      << "<net name=\"evil\x1b]0;title\x07\" version=\"11\"><layers>" + parameter +
+             "<layer id=\"1\" name=\"out\x1b[0m\" type=\"Result\" version=\"opset1\"><input>"
+             "<port id=\"0\"/></input></layer></layers><edges>"
+             "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/></edges></net>";
+  const auto clean = [](const Outcome& o) {
+    CAPTURE(o.out);
+    CAPTURE(o.err);
+    CHECK(o.out.find_first_of("\x1b\r\x07") == std::string::npos);
+    CHECK(o.err.find_first_of("\x1b\r\x07") == std::string::npos);
+  };
+  const Outcome i = cli({"inspect", dir / "evil.xml"});
+  CHECK(i.status == 0);
+  clean(i);
+  CHECK(contains(i.out, "model 'evil\\x1b]0;title\\x07'"));
+  CHECK(contains(i.out, "  " + shown + "  f32 [2]  (tensor names: t\\x1b[1m)"));
+  CHECK(contains(i.out, "0  " + shown + "  Parameter-1"));
+
+  const Outcome r = cli({"run", dir / "evil.xml"});
+  CHECK(r.status == 0);
+  clean(r);
+  CHECK(contains(r.out, "  " + shown + "  f32 [2]  random (seed 0)"));
+  CHECK(contains(r.out, "  t\\x1b[1m" + std::string(6, ' ') + "  f32 [2]  min="));
+
+  TempDir files;
+  npy::write(files / "x.npy", f32_tensor({2}, 0));
+  const Outcome e = cli({"run", dir / "evil.xml", "-i", "nope=" + (files / "x.npy")});
+  clean(e);
+  check_error(e, 1, "the model has no input 'nope' (inputs: " + shown + ")");
+
+  // JSON has escapes of its own: the names come back exactly.
+  const Outcome j = cli({"inspect", dir / "evil.xml", "--json"});
+  REQUIRE(j.status == 0);
+  const auto doc = nlohmann::json::parse(j.out);
+  CHECK(doc["name"] == "evil\x1b]0;title\x07");
+  CHECK(doc["inputs"][0]["name"] == raw_name);
+  CHECK(doc["layers"][1]["name"] == "out\x1b[0m");
 }
 
 TEST_CASE("cli: ops lists the registry") {

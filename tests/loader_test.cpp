@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +14,7 @@
 
 #include "api/model_impl.hpp"
 #include "irlite/irlite.hpp"
+#include "test_fifo.hpp"
 
 using namespace irlite;
 
@@ -660,4 +664,183 @@ TEST_CASE("a large file with its <edges> before its <layers> loads the same") {
     CHECK(out.at("t" + std::to_string(n + 1)).values<float>()[5] == 6);
   }
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+/// A directory of its own under the system's temporary one, removed at the end.
+struct ScratchDir {
+  std::filesystem::path path;
+  explicit ScratchDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+/// The Error(io) that `f` throws, as what() renders it.
+template <class F>
+std::string io_error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::io);
+    return e.what();
+  }
+  FAIL("no error");
+  return {};
+}
+
+/// `text` (ASCII) in UTF-16 or UTF-32 of either byte order, with or without a byte-order mark.
+std::string widen(const std::string& text, int width, bool little, bool bom) {
+  std::string out;
+  const auto put = [&](std::uint32_t c) {
+    for (int k = 0; k < width; ++k)
+      out += static_cast<char>(c >> (8 * (little ? k : width - 1 - k)) & 0xff);
+  };
+  if (bom) put(0xfeff);
+  for (const char c : text) put(static_cast<unsigned char>(c));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("files: a FIFO, a device or a directory is refused at once, saying what it is") {
+  ScratchDir dir("irlite_loader_special");
+  std::ofstream(dir.path / "m.xml")
+      << net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
+  const std::string xml = (dir.path / "m.xml").string();
+  {
+    TestFifo fifo(dir.path / "fifo");
+    REQUIRE(fifo.made());
+    const auto start = std::chrono::steady_clock::now();
+    CHECK(io_error_of([&] { Model::load(fifo.path()); }) ==
+          fifo.path() + ": is a FIFO, not a model file");
+    LoadOptions weights;
+    weights.weights = fifo.path();
+    CHECK(io_error_of([&] { Model::load(xml, weights); }) ==
+          fifo.path() + ": is a FIFO, not a weights file");
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  }
+  LoadOptions zero;
+  zero.weights = "/dev/zero";
+  CHECK(io_error_of([&] { Model::load(xml, zero); }) ==
+        "/dev/zero: is a character device, not a weights file");
+  // /dev/null, which ends at once: /dev/zero would be read without end if the check failed.
+  CHECK(io_error_of([&] { Model::load("/dev/null"); }) ==
+        "/dev/null: is a character device, not a model file");
+  CHECK(io_error_of([&] { Model::load(dir.path); }) ==
+        dir.path.string() + ": is a directory, not a model file");
+  LoadOptions folder;
+  folder.weights = dir.path;
+  CHECK(io_error_of([&] { Model::load(xml, folder); }) ==
+        dir.path.string() + ": is a directory, not a weights file");
+  // A path that cannot be opened says why, and an empty one is shown as such.
+  CHECK(io_error_of([&] { Model::load(dir.path / "missing.xml"); }) ==
+        (dir.path / "missing.xml").string() +
+            ": cannot open model file: No such file or directory");
+  CHECK(io_error_of([&] { Model::load(""); }) == "cannot open model file '': the path is empty");
+  LoadOptions missing;
+  missing.weights = dir.path / "missing.bin";
+  CHECK(io_error_of([&] { Model::load(xml, missing); }) ==
+        (dir.path / "missing.bin").string() +
+            ": cannot open weights file: No such file or directory");
+}
+
+TEST_CASE("files: a .bin beside the model that is not a file is named as what it is") {
+  ScratchDir dir("irlite_loader_bin_dir");
+  std::ofstream(dir.path / "m.xml")
+      << net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
+  std::filesystem::create_directory(dir.path / "m.bin");
+  const std::string expected =
+      (dir.path / "m.bin").string() + " is a directory, not a weights file";
+  const std::string error = io_error_of([&] { Model::load(dir.path / "m.xml"); });
+  CHECK(error.find("this Const needs weights, but " + expected) != std::string::npos);
+  CHECK(error.find("no weights file") == std::string::npos);
+  LoadOptions keep;
+  keep.keep_going = true;
+  const Model m = Model::load(dir.path / "m.xml", keep);
+  REQUIRE(m.warnings().size() == 1);
+  CHECK(std::string(m.warnings()[0].what()).find(expected) != std::string::npos);
+  // A model whose Consts need no bytes does not care.
+  std::ofstream(dir.path / "m.xml") << identity("f32", "2");
+  CHECK(Model::load(dir.path / "m.xml").inputs().size() == 1);
+}
+
+TEST_CASE("a model in UTF-16 or UTF-32 is refused as such") {
+  const std::string xml = identity("f32", "2");
+  struct Case {
+    int width;
+    bool little, bom;
+    const char* name;
+  };
+  for (const Case c : {Case{2, true, true, "UTF-16LE"}, Case{2, false, true, "UTF-16BE"},
+                       Case{2, true, false, "UTF-16LE"}, Case{2, false, false, "UTF-16BE"},
+                       Case{4, true, true, "UTF-32LE"}, Case{4, false, true, "UTF-32BE"},
+                       Case{4, true, false, "UTF-32LE"}, Case{4, false, false, "UTF-32BE"}}) {
+    CAPTURE(c.name);
+    CAPTURE(c.bom);
+    const std::string wide = widen(xml, c.width, c.little, c.bom);
+    CHECK(load_error(wide) == "test.xml: the file is " + std::string(c.name) +
+                                  " text, which irlite does not read: IR files are UTF-8 "
+                                  "(convert it with iconv -f " +
+                                  c.name + " -t UTF-8)");
+  }
+  CHECK(load_error(std::string("\0\0\0\0<net/>", 10)).find("starts with NUL bytes") !=
+        std::string::npos);
+  // From a file, read in place.
+  ScratchDir dir("irlite_loader_utf16");
+  std::ofstream(dir.path / "m.xml", std::ios::binary) << widen(xml, 2, true, true);
+  CHECK_THROWS_WITH_AS(
+      Model::load(dir.path / "m.xml"),
+      doctest::Contains(((dir.path / "m.xml").string() + ": the file is UTF-16LE text").c_str()),
+      Error);
+  // UTF-8 with a byte-order mark is still UTF-8.
+  CHECK_NOTHROW(load("\xef\xbb\xbf" + xml));
+}
+
+TEST_CASE("a long cycle is one short line: its first layers and its length") {
+  constexpr int n = 20000;
+  std::string layers, edges;
+  for (int i = 0; i < n; ++i) {
+    layers += "<layer id=\"" + std::to_string(i) + "\" name=\"l" + std::to_string(i) +
+              "\" type=\"Foo\" version=\"opset1\"><input><port id=\"0\"/></input><output><port "
+              "id=\"1\" precision=\"FP32\"/></output></layer>\n";
+    edges += edge(i, 1, (i + 1) % n, 0);
+  }
+  layers += result(n, "out");
+  edges += edge(0, 1, n, 0);
+  LoadOptions keep;
+  keep.keep_going = true;
+  const Model m = Model::load_from_memory(net(layers, edges), {}, keep, "test.xml");
+  std::vector<std::string> cycles;
+  for (const Error& e : m.problems())
+    if (e.message().find("cycle") != std::string::npos) cycles.push_back(e.what());
+  REQUIRE(cycles.size() == 1);
+  CHECK(cycles[0].size() < 300);
+  CHECK(cycles[0] ==
+        "test.xml:5:2: layer 1 'l1' (Foo): the layer is on a cycle of 20000 layers: 1 'l1' -> "
+        "2 'l2' -> 3 'l3' -> 4 'l4' -> 5 'l5' -> 6 'l6' -> 7 'l7' -> 8 'l8' -> ... (19992 more) "
+        "-> 1 'l1'");
+}
+
+TEST_CASE("names with control characters are escaped in what(), kept in the context") {
+  const std::string xml = net(
+      parameter(0, "x", "f32", "2") +
+          "<layer id=\"1\" name=\"evil\x1b[2K&#13;name\" type=\"Frob\" version=\"opset1\"><input>"
+          "<port id=\"0\"/></input><output><port id=\"1\" precision=\"FP32\"/></output></layer>" +
+          result(2, "out"),
+      edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  try {
+    load(xml);
+    FAIL("loaded an unknown op");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("layer 1 'evil\\x1b[2K\\rname'") != std::string::npos);
+    CHECK(what.find_first_of("\x1b\r") == std::string::npos);
+    CHECK(e.context().layer_name == "evil\x1b[2K\rname");
+  }
 }

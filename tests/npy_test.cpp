@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
+#include "test_fifo.hpp"
 
 using namespace irlite;
 
@@ -335,9 +337,10 @@ TEST_CASE("npy: files on disk") {
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::io);
     CHECK(e.context().file == (dir.path / "missing.npy").string());
-    CHECK(e.message() == "file not found");
+    CHECK(e.message() == "cannot open .npy file: No such file or directory");
   }
-  CHECK_THROWS_WITH_AS(npy::read(dir.path), doctest::Contains("is a directory"), Error);
+  CHECK_THROWS_WITH_AS(npy::read(dir.path), doctest::Contains("is a directory, not a .npy file"),
+                       Error);
   CHECK_THROWS_AS(npy::write(dir.path / "no_such_dir" / "x.npy", t), Error);
 }
 
@@ -365,4 +368,74 @@ TEST_CASE("npy: every truncation and single-byte corruption decodes or throws Er
   }
   CHECK(refused >= img.size());  // every truncation at least
   CHECK(decoded > 0);            // corrupted data bytes and padding still decode
+}
+
+TEST_CASE("npy: a FIFO or a device is refused at once") {
+  TempDir dir;
+  TestFifo fifo(dir.path / "x.npy");
+  REQUIRE(fifo.made());
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    npy::read(fifo.path());
+    FAIL("read a FIFO");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::io);
+    CHECK(std::string(e.what()) == fifo.path() + ": is a FIFO, not a .npy file");
+  }
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK_THROWS_WITH_AS(npy::read("/dev/zero"), "/dev/zero: is a character device, not a .npy file",
+                       Error);
+}
+
+TEST_CASE("npy: headers longer than NumPy's 10000 bytes are refused before they are read") {
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  const std::string data = raw<float>({1, 2});
+  // A version 1.0 image whose header is exactly `length` bytes.
+  const auto sized = [&](std::size_t length) {
+    std::string img = "\x93NUMPY\x01";
+    img += '\0';
+    img += static_cast<char>(length & 0xff);
+    img += static_cast<char>(length >> 8);
+    return img + dict + std::string(length - dict.size() - 1, ' ') + "\n" + data;
+  };
+  CHECK(decode(sized(10000)).shape() == Shape{2});
+  check_refused(sized(10001), "the header is 10001 bytes, more than the 10000 allowed");
+  CHECK(npy::decode(bytes_of(sized(10001)), "t.npy", 20000).shape() == Shape{2});
+
+  // A sparse file of 64 MiB whose version 2.0 header claims nearly all of it.
+  TempDir dir;
+  const auto path = dir.path / "sparse.npy";
+  const std::uint32_t claimed = (std::uint32_t{1} << 26) - 12;
+  {
+    std::string head = "\x93NUMPY\x02";
+    head += '\0';
+    for (int i = 0; i < 4; ++i) head += static_cast<char>(claimed >> (8 * i) & 0xff);
+    std::ofstream(path, std::ios::binary) << head;
+  }
+  std::filesystem::resize_file(path, std::uint64_t{1} << 26);
+  try {
+    npy::read(path);
+    FAIL("read a 64 MiB header");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::input);
+    CHECK(e.message() ==
+          "the header is 67108852 bytes, more than the 10000 allowed (NumPy's "
+          "max_header_size)");
+  }
+}
+
+TEST_CASE("npy: a NUL or control character in the header is escaped, not cut") {
+  const std::string data = raw<float>({1, 2});
+  try {
+    decode(image(std::string("{'descr': '<f\0\x1b', 'fortran_order': False, 'shape': (2,)}", 56),
+                 data));
+    FAIL("decoded a bad dtype");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) ==
+          "t.npy: unsupported dtype '<f\\x00\\x1b'; irlite reads <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 "
+          "<u2 <u4 <u8 |b1");
+  }
+  check_refused(
+      image("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), '\r\x1b[2J': 1}", data),
+      "unexpected key '\\r\\x1b[2J'");
 }

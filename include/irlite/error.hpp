@@ -39,6 +39,8 @@ struct ErrorContext {
 /// Thrown for every problem a model, an input or a call can cause. what() reads like a
 /// compiler diagnostic without the "error:" prefix:
 /// `model.xml:57:5: layer 12 'scores' (TopK-11), input port 1: k must be a scalar, got [2]`.
+/// what() is safe to print: control characters and bytes that are not UTF-8 appear as escapes
+/// (`\r`, `\x1b`); message() and context() keep the text as it was.
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, std::string message, ErrorContext context = {});
@@ -54,7 +56,7 @@ class Error : public std::runtime_error {
   ErrorContext context_;
 };
 
-/// Renders a context and message the way Error::what() does.
+/// Renders a context and message the way Error::what() does, escapes included.
 std::string format_error(const ErrorContext& context, const std::string& message);
 
 }  // namespace irlite

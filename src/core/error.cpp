@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "core/text.hpp"
+
 namespace irlite {
 
 std::string_view to_string(ErrorCode code) {
@@ -42,7 +44,9 @@ std::string format_error(const ErrorContext& c, const std::string& message) {
     where += std::to_string(c.port);
   }
   if (!where.empty()) s += where + ": ";
-  return s + message;
+  // Names and paths come from files: a control character in them must not reach a terminal
+  // raw, where it could rewrite or hide what was printed before.
+  return escape_nonprintable(s + message);
 }
 
 Error::Error(ErrorCode code, std::string message, ErrorContext context)

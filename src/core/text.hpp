@@ -21,4 +21,10 @@ std::optional<std::int64_t> parse_int64(std::string_view text);
 /// Lower-cases ASCII letters.
 std::string ascii_lower(std::string_view text);
 
+/// `text` made safe to print on a terminal: control characters (C0, DEL, C1), line and
+/// paragraph separators and bidirectional overrides become escapes (`\n`, `\r`, `\t`, `\x1b`,
+/// `\u202e`), as do bytes that are not UTF-8; other UTF-8 text is kept. Backslashes are kept as
+/// they are, so escaping twice changes nothing.
+std::string escape_nonprintable(std::string_view text);
+
 }  // namespace irlite

@@ -19,6 +19,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/file.hpp"
 #include "loader/attributes.hpp"
 #include "ops/constant.hpp"
 #include "ops/registry.hpp"
@@ -79,6 +80,26 @@ std::vector<std::string> split_names(std::string_view text) {
   }
   flush();
   return names;
+}
+
+/// The encoding (iconv's name) of a text that starts as UTF-16 or UTF-32 does: a byte-order
+/// mark, or the zero bytes of an ASCII character such as '<' encoded in them; nullptr for any
+/// other text.
+const char* wide_encoding(std::string_view text) {
+  const auto b = [&](std::size_t i) {
+    return i < text.size() ? static_cast<unsigned>(static_cast<unsigned char>(text[i])) : 0x100u;
+  };
+  if (b(0) == 0x00 && b(1) == 0x00 && b(2) == 0xfe && b(3) == 0xff) return "UTF-32BE";
+  if (b(0) == 0xff && b(1) == 0xfe && b(2) == 0x00 && b(3) == 0x00) return "UTF-32LE";
+  if (b(0) == 0xfe && b(1) == 0xff) return "UTF-16BE";
+  if (b(0) == 0xff && b(1) == 0xfe) return "UTF-16LE";
+  if (text.size() < 4) return nullptr;
+  const bool z0 = b(0) == 0, z1 = b(1) == 0, z2 = b(2) == 0, z3 = b(3) == 0;
+  if (z0 && z1 && z2 && !z3) return "UTF-32BE";
+  if (!z0 && z1 && z2 && z3) return "UTF-32LE";
+  if (z0 && !z1 && z2 && !z3) return "UTF-16BE";
+  if (!z0 && z1 && !z2 && z3) return "UTF-16LE";
+  return nullptr;
 }
 
 /// Whether `name` (a pugixml name, never null) is `literal`. Inlined, unlike strcmp, and it
@@ -232,6 +253,7 @@ class Reader {
   }
 
   Graph read(std::string_view xml) {
+    check_encoding(xml);
     lines_ = LineIndex(xml);
     return read_document(
         doc_.load_buffer(xml.data(), xml.size(), kIrParseOptions, pugi::encoding_utf8));
@@ -239,6 +261,7 @@ class Reader {
 
   Graph read_in_place(XmlText& xml) {
     const std::span<char> bytes = xml.bytes();
+    check_encoding(std::string_view(bytes.data(), bytes.size()));
     lines_ = LineIndex(std::string_view(bytes.data(), bytes.size()));
     text_ = &xml;
     return read_document(
@@ -273,6 +296,25 @@ class Reader {
   void release_before(const pugi::xml_node& n) {
     const std::ptrdiff_t offset = n.offset_debug();
     if (text_ && offset > 0) text_->release_before(static_cast<std::size_t>(offset - 1));
+  }
+
+  /// Refuses a text in UTF-16 or UTF-32, which pugixml would read as UTF-8 and report as
+  /// nonsense about tags.
+  void check_encoding(std::string_view xml) const {
+    const char* encoding = wide_encoding(xml);
+    const bool nul = xml.substr(0, 4).find('\0') != std::string_view::npos;
+    if (!encoding && !nul) return;
+    ErrorContext c;
+    c.file = graph_.file;
+    if (encoding)
+      throw Error(ErrorCode::xml,
+                  fmt::format("the file is {0} text, which irlite does not read: IR files are "
+                              "UTF-8 (convert it with iconv -f {0} -t UTF-8)",
+                              encoding),
+                  std::move(c));
+    throw Error(ErrorCode::xml,
+                "the file starts with NUL bytes: it is not UTF-8 text, so not an IR file",
+                std::move(c));
   }
 
   ErrorContext at_offset(std::ptrdiff_t offset) const {
@@ -812,15 +854,23 @@ class Reader {
         }
       }
     }
-    // The walk went from consumers to producers; print the loop in data-flow order.
+    // The walk went from consumers to producers; print the loop in data-flow order. Of a long
+    // loop only the first layers are named, so that the message stays one readable line.
+    constexpr std::size_t kNamed = 8;
+    const std::size_t length = path.size() - seen_at[cur];
     std::string members;
-    for (std::size_t k = path.size(); k-- > seen_at[cur];) {
+    for (std::size_t k = path.size(); k-- > seen_at[cur] && path.size() - k <= kNamed;) {
       const Node& m = graph_.nodes[path[k]];
       members += fmt::format("{} '{}' -> ", m.id, m.name);
     }
+    if (length > kNamed) members += fmt::format("... ({} more) -> ", length - kNamed);
     const Node& first = graph_.nodes[path.back()];
     members += fmt::format("{} '{}'", first.id, first.name);
-    fail(ErrorCode::graph, "the layer is on a cycle: " + members, graph_.context(first));
+    fail(ErrorCode::graph,
+         (length > kNamed ? fmt::format("the layer is on a cycle of {} layers: ", length)
+                          : std::string("the layer is on a cycle: ")) +
+             members,
+         graph_.context(first));
     // With keep_going, the layers on or behind the cycle stay, unsorted and not inferred.
     for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
       if (pending[i] != 0) {
@@ -887,18 +937,15 @@ class Reader {
         continue;
       }
       if (!weights_.present) {
-        const std::string message = "this Const needs weights, but there is no weights file" +
-                                    (weights_.path.empty()
-                                         ? std::string()
-                                         : " (looked for " + weights_.path + ")");
         if (diag_.keep_going) {
           // inspect works without the .bin: the Const's value is just unknown.
           if (!warned_missing)
-            diag_.warnings.emplace_back(ErrorCode::io, message, graph_.context(node));
+            diag_.warnings.emplace_back(ErrorCode::io, missing_weights_message(),
+                                        graph_.context(node));
           warned_missing = true;
           continue;
         }
-        fail(ErrorCode::io, message, graph_.context(node));
+        fail(ErrorCode::io, missing_weights_message(), graph_.context(node));
         continue;
       }
       const std::uint64_t total = weights_.bytes.size();
@@ -923,6 +970,15 @@ class Reader {
       }
       node.has_value = true;
     }
+  }
+
+  /// Why a Const has no bytes: no weights file, or a path beside the model that is not one.
+  std::string missing_weights_message() const {
+    const std::string intro = "this Const needs weights, but ";
+    if (weights_.path.empty()) return intro + "there is no weights file";
+    const std::string kind = special_file_kind(weights_.path);
+    if (!kind.empty()) return intro + weights_.path + " is " + kind + ", not a weights file";
+    return intro + "there is no weights file (looked for " + weights_.path + ")";
   }
 
   struct Resolved {

@@ -1,13 +1,11 @@
 #include "loader/weights.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "core/file.hpp"
 #include "irlite/error.hpp"
 
 namespace irlite {
@@ -21,10 +19,8 @@ struct Mapping {
   }
 };
 
-/// Closes `fd` (when open) and throws with the reason `error` (an errno value taken before the
-/// close could change it).
-[[noreturn]] void io_error(const std::string& path, const std::string& what, int error, int fd = -1) {
-  if (fd >= 0) ::close(fd);
+/// Throws with the reason `error`, an errno value.
+[[noreturn]] void io_error(const std::string& path, const std::string& what, int error) {
   ErrorContext c;
   c.file = path;
   throw Error(ErrorCode::io, what + ": " + std::strerror(error), std::move(c));
@@ -35,19 +31,15 @@ struct Mapping {
 Weights map_weights(const std::filesystem::path& path) {
   Weights w;
   w.path = path.string();
-  const int fd = ::open(w.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) io_error(w.path, "cannot open weights file", errno);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) io_error(w.path, "cannot read weights file", errno, fd);
-  if (!S_ISREG(st.st_mode)) io_error(w.path, "weights path is not a regular file", EISDIR, fd);
+  const InputFile file = InputFile::open(path, "weights file");
+  const int fd = file.fd();
   auto mapping = std::make_shared<Mapping>();
-  mapping->size = static_cast<std::size_t>(st.st_size);
+  mapping->size = static_cast<std::size_t>(file.size());
   if (mapping->size > 0) {
     void* p = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) io_error(w.path, "cannot map weights file", errno, fd);
+    if (p == MAP_FAILED) io_error(w.path, "cannot map weights file", errno);
     mapping->address = p;
   }
-  ::close(fd);
   w.bytes = {static_cast<const std::byte*>(mapping->address), mapping->size};
   w.owner = std::move(mapping);
   w.present = true;

@@ -1,18 +1,16 @@
 #include "loader/xml_text.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "core/file.hpp"
 #include "irlite/error.hpp"
 
 namespace irlite {
@@ -27,6 +25,13 @@ std::size_t page_size() {
     return p > 0 ? static_cast<std::size_t>(p) : std::size_t{4096};
   }();
   return size;
+}
+
+std::uint64_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return UINT64_MAX;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
 }
 
 /// Anonymous memory of at least `size` bytes (a whole number of pages); throws bad_alloc.
@@ -45,41 +50,25 @@ std::pair<char*, std::size_t> map_memory(std::size_t size) {
 }  // namespace
 
 XmlText XmlText::read_file(const std::filesystem::path& path) {
-  ErrorContext c;
-  c.file = path.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(ErrorCode::io, "is a directory, not a model file", std::move(c));
-  const int fd = ::open(c.file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorCode::io, "cannot open model file", std::move(c));
-  struct stat st {};
-  const std::size_t expected =
-      ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
-  XmlText text;
-  try {
-    std::tie(text.data_, text.mapped_) = map_memory(expected);
-    // Read to the end whatever the size said: the file may have grown, or be a pipe.
-    for (;;) {
-      if (text.size_ == text.mapped_) {
-        const auto [data, mapped] = map_memory(2 * text.mapped_);
-        std::memcpy(data, text.data_, text.size_);
-        ::munmap(text.data_, text.mapped_);
-        text.data_ = data;
-        text.mapped_ = mapped;
-      }
-      const ssize_t got = ::read(fd, text.data_ + text.size_, text.mapped_ - text.size_);
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0)
-        throw Error(ErrorCode::io, std::string("cannot read model file: ") + std::strerror(errno),
-                    c);
-      if (got == 0) break;
-      text.size_ += static_cast<std::size_t>(got);
-    }
-  } catch (...) {
-    ::close(fd);
-    throw;
+  const InputFile file = InputFile::open(path, "model file");
+  // The whole text is held at once: a file larger than the memory (a sparse one, say) is
+  // refused before anything is read.
+  const std::uint64_t memory = physical_memory();
+  if (file.size() > memory) {
+    ErrorContext c;
+    c.file = file.path();
+    throw Error(ErrorCode::io,
+                "the model file is " + std::to_string(file.size()) +
+                    " bytes, more than this machine's memory (" + std::to_string(memory) +
+                    " bytes)",
+                std::move(c));
   }
-  ::close(fd);
+  XmlText text;
+  // The size is known before reading: a regular file is read up to that size and no further,
+  // whatever is appended to it meanwhile.
+  const auto size = static_cast<std::size_t>(file.size());
+  std::tie(text.data_, text.mapped_) = map_memory(size);
+  text.size_ = file.read_at(0, text.data_, size);
   return text;
 }
 

@@ -8,14 +8,16 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "core/text.hpp"
 
 namespace irlite::cli {
 namespace {
 
-// Every diagnostic is one line, so that scripts can count and grep them.
+// Every diagnostic is one line, so that scripts can count and grep them, and reaches the
+// terminal without control characters (names and paths in it come from files).
 std::string one_line(std::string text) {
   std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
+  return escape_nonprintable(text);
 }
 
 }  // namespace

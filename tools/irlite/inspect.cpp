@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "core/text.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -120,29 +121,36 @@ void print_json(const Model* model, const std::string& source,
 void print_ports(const char* title, const std::vector<PortInfo>& ports) {
   fmt::print("{}:\n", title);
   if (ports.empty()) fmt::print("  (none)\n");
+  std::vector<std::string> names;
+  for (const PortInfo& p : ports) names.push_back(escape_nonprintable(p.name));
   std::size_t width = 0;
-  for (const PortInfo& p : ports) width = std::max(width, p.name.size());
+  for (const std::string& name : names) width = std::max(width, name.size());
   width = std::min<std::size_t>(width, 40);
-  for (const PortInfo& p : ports) {
-    std::string line = fmt::format("  {:<{}}  {} {}", p.name, width, to_string(p.element_type),
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const PortInfo& p = ports[i];
+    std::string line = fmt::format("  {:<{}}  {} {}", names[i], width, to_string(p.element_type),
                                    to_string(p.shape));
     const bool only_own_name = p.tensor_names.size() == 1 && p.tensor_names[0] == p.name;
     if (!p.tensor_names.empty() && !only_own_name)
-      line += fmt::format("  (tensor names: {})", fmt::join(p.tensor_names, ", "));
+      line += fmt::format("  (tensor names: {})",
+                          escape_nonprintable(fmt::format("{}", fmt::join(p.tensor_names, ", "))));
     fmt::print("{}\n", line);
   }
 }
 
 void print_text(const Model& model) {
-  fmt::print("model '{}', IR version {} ({})\n", model.name(), model.ir_version(), model.source());
+  // Names, types and attribute values come from the file: escaped like the diagnostics.
+  fmt::print("model '{}', IR version {} ({})\n", escape_nonprintable(model.name()),
+             model.ir_version(), escape_nonprintable(model.source()));
   print_ports("inputs", model.inputs());
   print_ports("outputs", model.outputs());
 
   const auto& layers = model.layers();
   std::vector<std::array<std::string, 5>> rows{{"id", "name", "type", "outputs", "attributes"}};
   for (const LayerInfo& l : layers)
-    rows.push_back(
-        {std::to_string(l.id), l.name, display_type(l), outputs_text(l), attributes_text(l)});
+    rows.push_back({std::to_string(l.id), escape_nonprintable(l.name),
+                    escape_nonprintable(display_type(l)), outputs_text(l),
+                    escape_nonprintable(attributes_text(l))});
   std::array<std::size_t, 4> width{};
   for (const auto& row : rows)
     for (std::size_t c = 0; c < width.size(); ++c)

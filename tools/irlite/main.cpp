@@ -4,10 +4,15 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <exception>
 #include <iostream>
 #include <new>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "commands.hpp"
 
@@ -73,6 +78,49 @@ std::uint64_t parse_seed(const std::string& text) {
   return value;
 }
 
+// Edit distance between two words, for suggesting the subcommand meant.
+std::size_t distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The first word that is not an option, when it names no subcommand: CLI11 would only say that
+// a subcommand is required.
+std::optional<std::string> unknown_subcommand(int argc, char** argv,
+                                              const std::vector<const CLI::App*>& subcommands) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (!word.empty() && word[0] == '-') continue;
+    std::string names, closest;
+    std::size_t best = SIZE_MAX;
+    for (const CLI::App* sub : subcommands) {
+      const std::string& name = sub->get_name();
+      if (word == name) return std::nullopt;
+      names += (names.empty() ? "" : ", ") + name;
+      const std::size_t d = distance(word, name);
+      if (d < best) {
+        best = d;
+        closest = name;
+      }
+    }
+    return fmt::format(
+        "unknown subcommand '{}'; did you mean '{}'? (subcommands: {}; see "
+        "'irlite --help')",
+        word, closest, names);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,6 +183,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with status 0: print them to stdout.
     if (e.get_exit_code() == 0) return app.exit(e, std::cout, std::cerr);
+    if (!run_cmd->parsed() && !inspect_cmd->parsed() && !ops_cmd->parsed()) {
+      if (const auto unknown = unknown_subcommand(argc, argv, {run_cmd, inspect_cmd, ops_cmd})) {
+        print_error(*unknown);
+        return kExitUsage;
+      }
+    }
     std::string hint = "irlite --help";
     for (const CLI::App* sub : {run_cmd, inspect_cmd, ops_cmd})
       if (sub->parsed()) hint = fmt::format("irlite {} --help", sub->get_name());

@@ -13,9 +13,10 @@
 #include <limits>
 #include <optional>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
+#include "core/file.hpp"
+#include "core/text.hpp"
 #include "irlite/error.hpp"
 
 namespace irlite::npy {
@@ -42,19 +43,11 @@ ErrorContext in_file(const std::string& file) {
   throw Error(ErrorCode::input, std::move(message), in_file(source));
 }
 
-// The header as it appears in messages: printable, and short enough for one line.
-std::string quoted_header(std::string_view text) {
-  std::string s;
-  for (const char c : text.substr(0, 120)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f)
-      s += c;
-    else if (c == '\n')
-      s += "\\n";
-    else
-      s += fmt::format("\\x{:02x}", u);
-  }
-  if (text.size() > 120) s += "...";
+// Text from the file as it appears in messages: printable, and short enough for one line.
+std::string shown(std::string_view text) {
+  constexpr std::size_t kShown = 120;
+  std::string s = escape_nonprintable(text.substr(0, kShown));
+  if (text.size() > kShown) s += "...";
   return s;
 }
 
@@ -101,7 +94,7 @@ class HeaderParser {
         bad(
             fmt::format("unexpected key '{}' (a .npy header has 'descr', 'fortran_order' and "
                         "'shape')",
-                        key));
+                        shown(key)));
       }
       skip_blanks();
       if (!at('}')) {
@@ -120,8 +113,8 @@ class HeaderParser {
 
  private:
   [[noreturn]] void bad(const std::string& what) const {
-    fail(source_, fmt::format("malformed .npy header: {} at offset {} of \"{}\"", what, pos_,
-                              quoted_header(text_)));
+    fail(source_,
+         fmt::format("malformed .npy header: {} at offset {} of \"{}\"", what, pos_, shown(text_)));
   }
   bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
   void expect(char c) {
@@ -216,7 +209,7 @@ ElementType element_type_of(const std::string& descr, const std::string& source)
   const auto it = std::find_if(kCodes.begin(), kCodes.end(),
                                [&](const auto& entry) { return entry.first == code; });
   if (it == kCodes.end())
-    fail(source, fmt::format("unsupported dtype '{}'; irlite reads {}", descr, kReadable));
+    fail(source, fmt::format("unsupported dtype '{}'; irlite reads {}", shown(descr), kReadable));
   const ElementType type = it->second;
   if (element_size(type) > 1) {
     if (order == '>')
@@ -233,7 +226,8 @@ ElementType element_type_of(const std::string& descr, const std::string& source)
 // Reads `n` bytes at `offset` into `dst`; the caller has checked the range.
 using ReadAt = std::function<void(std::uint64_t offset, std::size_t n, void* dst)>;
 
-Tensor decode_from(std::uint64_t size, const ReadAt& read_at, const std::string& source) {
+Tensor decode_from(std::uint64_t size, const ReadAt& read_at, const std::string& source,
+                   std::size_t max_header) {
   if (size < kPreambleV1)
     fail(source,
          fmt::format("not a .npy file: {} bytes is shorter than the smallest header", size));
@@ -255,6 +249,12 @@ Tensor decode_from(std::uint64_t size, const ReadAt& read_at, const std::string&
     fail(source, fmt::format("truncated header: it declares {} bytes but the file has only {} "
                              "after the preamble",
                              header_len, size - preamble));
+  // The header is read whole before it is parsed: a length the file merely claims must not
+  // decide how much memory that takes.
+  if (header_len > max_header)
+    fail(source, fmt::format("the header is {} bytes, more than the {} allowed (NumPy's "
+                             "max_header_size)",
+                             header_len, max_header));
 
   std::string text(static_cast<std::size_t>(header_len), '\0');
   read_at(preamble, text.size(), text.data());
@@ -330,39 +330,27 @@ std::string descr(ElementType type) {
   throw Error(ErrorCode::usage, "a tensor of undefined element type cannot be written as .npy");
 }
 
-Tensor decode(std::span<const std::byte> bytes, const std::string& source) {
+Tensor decode(std::span<const std::byte> bytes, const std::string& source, std::size_t max_header) {
   return decode_from(
       bytes.size(),
       [&](std::uint64_t offset, std::size_t n, void* dst) {
         std::memcpy(dst, bytes.data() + offset, n);
       },
-      source);
+      source, max_header);
 }
 
-Tensor read(const std::filesystem::path& path) {
-  const std::string source = path.string();
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status))
-    throw Error(ErrorCode::io, "file not found", in_file(source));
-  if (std::filesystem::is_directory(status))
-    throw Error(ErrorCode::io, "is a directory, not a .npy file", in_file(source));
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ErrorCode::io, fmt::format("cannot open: {}", std::strerror(errno)),
-                in_file(source));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw Error(ErrorCode::io, "cannot read the file size", in_file(source));
+Tensor read(const std::filesystem::path& path, std::size_t max_header) {
+  const InputFile file = InputFile::open(path, ".npy file");
   return decode_from(
-      static_cast<std::uint64_t>(size),
+      file.size(),
       [&](std::uint64_t offset, std::size_t n, void* dst) {
-        in.seekg(static_cast<std::streamoff>(offset));
-        in.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
-        if (!in || static_cast<std::size_t>(in.gcount()) != n)
-          throw Error(ErrorCode::io, fmt::format("read error at byte {}", offset), in_file(source));
+        if (file.read_at(offset, dst, n) != n)
+          throw Error(ErrorCode::io,
+                      fmt::format("the file ends before byte {}: it was {} bytes when opened",
+                                  offset + n, file.size()),
+                      in_file(file.path()));
       },
-      source);
+      file.path(), max_header);
 }
 
 std::string encode(const Tensor& tensor) {

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <set>
 
 #include "commands.hpp"
+#include "core/text.hpp"
 #include "npy.hpp"
 #include "summary.hpp"
 
@@ -107,6 +109,23 @@ ErrorContext input_context(const Model& model, std::size_t index) {
   return c;
 }
 
+// A random tensor for input `port`; a failure (a shape too large to allocate) names the input.
+Tensor random_input(const PortInfo& port, const Shape& shape, std::uint64_t seed,
+                    std::uint64_t stream) {
+  try {
+    return random_tensor(port.element_type, shape, seed, stream);
+  } catch (const Error& e) {
+    throw Error(e.code(),
+                fmt::format("random input '{}' of {} {}: {}", port.name,
+                            to_string(port.element_type), to_string(shape), e.message()),
+                e.context());
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::input,
+                fmt::format("random input '{}' of {} {}: out of memory", port.name,
+                            to_string(port.element_type), to_string(shape)));
+  }
+}
+
 // A file name from an output name: path separators and other characters a shell or a file
 // system may trip on become '_'.
 std::string file_stem(const std::string& name) {
@@ -167,7 +186,7 @@ int run_command(const RunOptions& options) {
                               budget - random_bytes, budget, ports[i].name),
                   input_context(model, i));
     random_bytes += bytes;
-    feeds[ports[i].name] = random_tensor(ports[i].element_type, shape, options.seed, i);
+    feeds[ports[i].name] = random_input(ports[i], shape, options.seed, i);
     source[i] = fmt::format("random (seed {})", options.seed);
   }
 
@@ -200,9 +219,13 @@ int run_command(const RunOptions& options) {
                             : fmt::format("{} {}", to_string(it->second.element_type()),
                                           to_string(it->second.shape())));
   }
+  // Names come from the model and paths from the user: printed escaped, as diagnostics are.
+  std::vector<std::string> in_names, out_names;
+  for (const PortInfo& p : ports) in_names.push_back(escape_nonprintable(p.name));
+  for (const PortInfo& p : model.outputs()) out_names.push_back(escape_nonprintable(p.name));
   std::size_t name_width = 0, type_width = 0;
-  for (const PortInfo& p : ports) name_width = std::max(name_width, p.name.size());
-  for (const PortInfo& p : model.outputs()) name_width = std::max(name_width, p.name.size());
+  for (const auto* list : {&in_names, &out_names})
+    for (const std::string& name : *list) name_width = std::max(name_width, name.size());
   for (const auto* list : {&in_types, &out_types})
     for (const std::string& t : *list) type_width = std::max(type_width, t.size());
   name_width = std::min<std::size_t>(name_width, 40);
@@ -211,8 +234,8 @@ int run_command(const RunOptions& options) {
   fmt::print("inputs:\n");
   if (ports.empty()) fmt::print("  (none)\n");
   for (std::size_t i = 0; i < ports.size(); ++i)
-    fmt::print("  {:<{}}  {:<{}}  {}\n", ports[i].name, name_width, in_types[i], type_width,
-               source[i]);
+    fmt::print("  {:<{}}  {:<{}}  {}\n", in_names[i], name_width, in_types[i], type_width,
+               escape_nonprintable(source[i]));
   fmt::print("outputs:\n");
   std::set<std::string> used_files;
   for (std::size_t i = 0; i < model.outputs().size(); ++i) {
@@ -220,7 +243,7 @@ int run_command(const RunOptions& options) {
     const auto it = results.find(out.name);
     if (it == results.end()) continue;
     const Tensor& t = it->second;
-    fmt::print("  {:<{}}  {:<{}}  {}\n", out.name, name_width, out_types[i], type_width,
+    fmt::print("  {:<{}}  {:<{}}  {}\n", out_names[i], name_width, out_types[i], type_width,
                summary_stats(t));
     if (!t.empty()) fmt::print("  {:<{}}  {}\n", "", name_width, summary_values(t, options.values));
     if (!dir.empty()) {
@@ -230,7 +253,7 @@ int run_command(const RunOptions& options) {
       used_files.insert(stem);
       const auto path = dir / (stem + ".npy");
       npy::write(path, t);
-      fmt::print("  {:<{}}  saved to {}\n", "", name_width, path.string());
+      fmt::print("  {:<{}}  saved to {}\n", "", name_width, escape_nonprintable(path.string()));
     }
   }
   return kExitOk;
