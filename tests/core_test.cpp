@@ -4,7 +4,11 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "irlite/irlite.hpp"
 #include "loader/attributes.hpp"
@@ -89,7 +93,23 @@ TEST_CASE("element counts detect overflow") {
   CHECK(element_count({}) == 1);
   CHECK(element_count({0, 5}) == 0);
   CHECK_FALSE(element_count({1LL << 40, 1LL << 40}));
+  CHECK_FALSE(element_count({2, -1}));
   CHECK_THROWS_AS(Tensor(ElementType::f32, {1LL << 40, 1LL << 30}), Error);
+}
+
+TEST_CASE("a zero extent makes the element count 0 wherever it is") {
+  const std::int64_t big = std::int64_t{1} << 62;
+  CHECK(element_count({big, big, 0}) == 0);
+  CHECK(element_count({0, big, big}) == 0);
+  CHECK(element_count({big, 0, big}) == 0);
+  CHECK_FALSE(element_count({big, big, 1}));
+  // A negative extent is never a count, also beside a zero.
+  CHECK_FALSE(element_count({0, -1}));
+  CHECK_FALSE(element_count({-1, 0}));
+  const Tensor empty(ElementType::f64, {big, big, 0});
+  CHECK(empty.size() == 0);
+  CHECK(empty.byte_size() == 0);
+  CHECK(Tensor(ElementType::f64, {0, big, big}).size() == 0);
 }
 
 TEST_CASE("tensors own, share and borrow buffers") {

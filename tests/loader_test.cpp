@@ -247,8 +247,18 @@ TEST_CASE("Const: weights bounds, sizes and the missing .bin") {
   CHECK(load_error(model(0, 8)).find("no weights file") != std::string::npos);
   CHECK(load_error(model(0, 8, "4294967296,4294967296"), w).find("element count overflows") !=
         std::string::npos);
-  // A Const that needs no bytes loads without weights.
+  // A Const that needs no bytes loads without weights, also when its other extents multiply
+  // past int64: a zero extent anywhere makes it empty.
   CHECK_NOTHROW(load(model(0, 0, "0")));
+  const std::int64_t big = std::int64_t{1} << 62;
+  for (const Shape& shape : {Shape{0, big, big}, Shape{big, big, 0}}) {
+    const std::string text = std::to_string(shape[0]) + "," + std::to_string(shape[1]) + "," +
+                             std::to_string(shape[2]);
+    CAPTURE(text);
+    const auto out = Session(load(model(0, 0, text))).run({});
+    CHECK(out.at("c").size() == 0);
+    CHECK(out.at("c").shape() == shape);
+  }
   LoadOptions keep;
   keep.keep_going = true;
   const Model m = Model::load_from_memory(model(0, 8), {}, keep, "test.xml");
