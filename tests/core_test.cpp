@@ -167,3 +167,19 @@ TEST_CASE("attributes are parsed strictly") {
   CHECK(a.get_element_type("et") == ElementType::f16);
   CHECK(a.get_shape("shape") == Shape{1, 2});
 }
+
+TEST_CASE("integer attributes take one optional sign") {
+  const std::vector<std::pair<std::string, std::int64_t>> accepted{
+      {"-1", -1}, {"+1", 1}, {"7", 7}, {" -3 ", -3}, {"+0", 0}, {"-0", 0},
+      {"-9223372036854775808", INT64_MIN}, {"+9223372036854775807", INT64_MAX}};
+  for (const auto& [text, value] : accepted) {
+    CAPTURE(text);
+    CHECK(Attributes({{"axis", text}}).get_int("axis") == value);
+  }
+  for (const std::string text :
+       {"+-1", "-+1", "--1", "++1", "+", "-", "", "1-", "+ 1", "- 1", "1+1", "0x1"}) {
+    CAPTURE(text);
+    CHECK_THROWS_WITH_AS(Attributes({{"axis", text}}).get_int("axis"),
+                         doctest::Contains("not an integer"), Error);
+  }
+}
