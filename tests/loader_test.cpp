@@ -120,6 +120,50 @@ TEST_CASE("element types in both spellings; unknown ones are located errors") {
   CHECK(e.find("attribute 'element_type' = 'f17': unknown element type") != std::string::npos);
 }
 
+namespace {
+
+/// The error loading `xml` throws; fails the test if loading succeeds.
+Error load_failure(const std::string& xml) {
+  try {
+    load(xml);
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("the model loaded");
+  return Error(ErrorCode::usage, "");
+}
+
+}  // namespace
+
+TEST_CASE("valid IR element types irlite lacks are unsupported, not unknown") {
+  for (const std::string type : {"u1", "u4", "i4", "nf4", "f8e4m3", "f8e5m2", "string", "dynamic",
+                                 "U4", "NF4", "F8E4M3", "BIN"}) {
+    CAPTURE(type);
+    const Error e = load_failure(identity(type, "2"));
+    CHECK(e.code() == ErrorCode::unsupported);
+    CHECK(e.context().layer_id == 0);
+    CHECK(std::string(e.what()).find("layer 0 'x' (Parameter-1): attribute 'element_type' = '" +
+                                     type + "': unsupported element type '" + type + "'") !=
+          std::string::npos);
+    // The same word as a port's precision.
+    const Error p =
+        load_failure(net(parameter(0, "x", "f32", "2", type) + result(1, "r"), edge(0, 0, 1, 0)));
+    CHECK(p.code() == ErrorCode::unsupported);
+    CHECK(p.context().port_kind == ErrorContext::PortKind::output);
+    CHECK(p.context().port == 0);
+    CHECK(p.message() == "unsupported element type '" + type + "'");
+  }
+  // Words that are no IR type stay format errors, in both places.
+  for (const std::string type : {"f17", "u5", "fp32", "nf8", "F8E4M3FN"}) {
+    CAPTURE(type);
+    CHECK(load_failure(identity(type, "2")).code() == ErrorCode::format);
+    const Error p =
+        load_failure(net(parameter(0, "x", "f32", "2", type) + result(1, "r"), edge(0, 0, 1, 0)));
+    CHECK(p.code() == ErrorCode::format);
+    CHECK(p.message() == "unknown precision '" + type + "'");
+  }
+}
+
 TEST_CASE("malformed XML, wrong root and IR versions are refused") {
   CHECK(load_error("<net version=\"11\"><layers></net>").find("test.xml:1:") == 0);
   CHECK(load_error("<net version=\"11\"><layers></net>").find("malformed XML") != std::string::npos);

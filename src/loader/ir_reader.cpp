@@ -19,6 +19,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/ir_element_types.hpp"
 #include "loader/attributes.hpp"
 #include "ops/constant.hpp"
 #include "ops/registry.hpp"
@@ -512,6 +513,9 @@ class Reader {
         fail(ErrorCode::format, "output port has no precision attribute", port_context());
       } else if (auto t = precision_type(precision.value())) {
         out.declared_type = *t;
+      } else if (is_unsupported_element_type(precision.value())) {
+        fail(ErrorCode::unsupported,
+             fmt::format("unsupported element type '{}'", precision.value()), port_context());
       } else {
         fail(ErrorCode::format, fmt::format("unknown precision '{}'", precision.value()),
              port_context());
