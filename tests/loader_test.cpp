@@ -335,6 +335,27 @@ TEST_CASE("Const data are views into the weights when aligned") {
   CHECK(out2.at("c").values<std::int32_t>()[1] == -8);
 }
 
+TEST_CASE("boolean Consts are normalised at load: any non-zero byte is 1") {
+  const std::vector<std::byte> w{std::byte{2}, std::byte{0}, std::byte{255}, std::byte{1},
+                                 std::byte{0}, std::byte{1}};
+  const Model m = load(net(constant(0, "boolean", "3", 0, 3) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  const auto out = Session(m).run({});
+  const Tensor& t = out.at("c");
+  REQUIRE(t.size() == 3);
+  const auto* bytes = static_cast<const std::uint8_t*>(t.data());
+  CHECK(bytes[0] == 1);
+  CHECK(bytes[1] == 0);
+  CHECK(bytes[2] == 1);
+  const auto* held = static_cast<const std::uint8_t*>(m.impl().graph.nodes[0].value.data());
+  CHECK(held[0] == 1);
+  CHECK(held[2] == 1);
+  // The weights themselves are not written to.
+  CHECK(w[0] == std::byte{2});
+  // Bytes that are already 0 and 1 are viewed in place.
+  const Model ok = load(net(constant(0, "boolean", "3", 3, 3) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  CHECK(ok.impl().graph.nodes[0].value.data() == static_cast<const void*>(w.data() + 3));
+}
+
 TEST_CASE("files: the .bin next to the .xml, an explicit weights path, a missing file") {
   const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_test";
   std::filesystem::create_directories(dir);
@@ -383,7 +404,9 @@ TEST_CASE("Const -> Result round-trips every element type") {
     const ElementType et = *parse_element_type(type);
     const std::size_t bytes = 3 * element_size(et);
     alignas(8) std::byte w[24];
-    for (std::size_t i = 0; i < bytes; ++i) w[i] = static_cast<std::byte>(i * 13 + 5);
+    // Booleans are 0 and 1: other bytes are normalised (tested on their own).
+    for (std::size_t i = 0; i < bytes; ++i)
+      w[i] = static_cast<std::byte>(et == ElementType::boolean ? i % 2 : i * 13 + 5);
     const Model m = load(net(constant(0, type, "3", 0, bytes) + result(1, "r"), edge(0, 0, 1, 0)),
                          std::span<const std::byte>(w, bytes));
     const Tensor t = Session(m).run({}).at("c");
