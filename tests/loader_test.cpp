@@ -277,6 +277,49 @@ TEST_CASE("layers that reach no Result are reported and not run") {
   CHECK(s.run({{"a", Tensor::view(ElementType::f32, {1}, &x)}}).size() == 1);
 }
 
+TEST_CASE("a layer that reaches no Result does not reject the model with its shape rule") {
+  // A TopK over a Const of 3 values with a Const k of 5: refused when its values are an output,
+  // loaded and run when nothing reads them.
+  std::vector<std::byte> w(24);
+  const float data[3] = {1.0f, 3.0f, 2.0f};
+  const std::int64_t k = 5;
+  std::memcpy(w.data(), data, sizeof data);
+  std::memcpy(w.data() + 16, &k, sizeof k);
+  const std::string topk =
+      "<layer id=\"2\" name=\"dead_topk\" type=\"TopK\" version=\"opset11\">"
+      "<data axis=\"0\" mode=\"max\" sort=\"value\" index_element_type=\"i32\"/>"
+      "<input><port id=\"0\"/><port id=\"1\"/></input><output>"
+      "<port id=\"2\" precision=\"FP32\"><dim>5</dim></port>"
+      "<port id=\"3\" precision=\"I32\"><dim>5</dim></port></output></layer>\n";
+  const std::string layers = constant(0, "f32", "3", 0, 12) + constant(1, "i64", "", 16, 8) +
+                             topk + parameter(3, "x", "f32", "2");
+  const std::string edges = edge(0, 0, 2, 0) + edge(1, 0, 2, 1);
+  const Model m = load(net(layers + result(4, "r"), edges + edge(3, 0, 4, 0)), w);
+  CHECK(m.problems().empty());
+  const LayerInfo& dead = m.layers()[2];
+  CHECK(dead.name == "dead_topk");
+  CHECK_FALSE(dead.reaches_result);
+  // Its rule's refusal is a warning, its outputs unknown.
+  CHECK(to_string(dead.outputs[0].shape) == "[...]");
+  CHECK(dead.outputs[1].element_type == ElementType::undefined);
+  int warnings = 0;
+  for (const Error& e : m.warnings()) {
+    if (e.context().layer_id != 2) continue;
+    ++warnings;
+    const std::string what = e.what();
+    CHECK((e.message() == "the layer reaches no Result and is not run" ||
+           what.find("layer 2 'dead_topk' (TopK-11), input port 1: the layer reaches no Result; "
+                     "its shape rule would refuse it: ") != std::string::npos));
+  }
+  CHECK(warnings == 2);
+  float x[2] = {4.0f, 5.0f};
+  const auto out = Session(m).run({{"x", Tensor::view(ElementType::f32, {2}, x)}});
+  CHECK(out.at("x_tensor").values<float>()[1] == 5.0f);
+  // The same TopK feeding a Result is checked.
+  const std::string live = load_error(net(layers + result(4, "r"), edges + edge(2, 2, 4, 0)), w);
+  CHECK(live.find("layer 2 'dead_topk' (TopK-11)") != std::string::npos);
+}
+
 TEST_CASE("Const: weights bounds, sizes and the missing .bin") {
   std::vector<std::byte> w(16);
   const auto model = [](std::uint64_t offset, std::uint64_t size, const std::string& shape = "2") {

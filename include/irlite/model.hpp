@@ -82,7 +82,8 @@ struct LayerInfo {
   std::vector<std::pair<std::string, std::string>> attributes;
   std::vector<LayerInput> inputs;
   std::vector<LayerOutput> outputs;
-  /// False when no Result depends on the layer: it is not run.
+  /// False when no Result depends on the layer: it is not run, and a shape rule that refuses
+  /// it is a warning, not a problem (its outputs are then unknown).
   bool reaches_result = true;
 };
 
