@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -420,6 +422,87 @@ TEST_CASE("files: the .bin next to the .xml, an explicit weights path, a missing
   CHECK(Session(Model::load(dir / "m.xml", opts)).run({}).at("c").values<std::int64_t>()[0] == 42);
   CHECK_THROWS_AS(Model::load(dir / "missing.xml"), Error);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+/// Writes `values` as the whole of `path`, as `cp` does: truncated first, then written.
+void write_bin(const std::filesystem::path& path, const std::vector<float>& values) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(values.data()),
+             static_cast<std::streamsize>(values.size() * sizeof(float)));
+}
+
+std::vector<float> run_floats(const Model& m) {
+  const auto out = Session(m).run({});
+  const auto v = out.at("c").values<float>();
+  return {v.begin(), v.end()};
+}
+
+}  // namespace
+
+TEST_CASE("copied weights are a snapshot: the .bin may be truncated or rewritten after load") {
+  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_snapshot";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "m.xml") << net(constant(0, "f32", "4", 0, 16) + result(1, "r"),
+                                      edge(0, 0, 1, 0));
+  const std::vector<float> old_values{1, 2, 3, 4}, new_values{5, 6, 7, 8};
+  // A small file is copied by default too.
+  for (const WeightsMode mode : {WeightsMode::copy, WeightsMode::automatic}) {
+    CAPTURE(static_cast<int>(mode));
+    write_bin(dir / "m.bin", old_values);
+    LoadOptions options;
+    options.weights_mode = mode;
+    const Model m = Model::load(dir / "m.xml", options);
+    // Emptied (reading a mapping past the file's end would raise SIGBUS), then rewritten.
+    std::filesystem::resize_file(dir / "m.bin", 0);
+    CHECK(run_floats(m) == old_values);
+    write_bin(dir / "m.bin", new_values);
+    CHECK(run_floats(m) == old_values);
+    CHECK(m.layers()[0].attributes.back() ==
+          std::pair<std::string, std::string>{"value", "[1,2,3,4]"});
+    // A fresh load reads the new file.
+    CHECK(run_floats(Model::load(dir / "m.xml", options)) == new_values);
+  }
+  // A mapped file is read where it lies: bytes rewritten in place are seen by the next run, as
+  // the map mode's contract says.
+  write_bin(dir / "m.bin", old_values);
+  LoadOptions map;
+  map.weights_mode = WeightsMode::map;
+  const Model mapped = Model::load(dir / "m.xml", map);
+  CHECK(run_floats(mapped) == old_values);
+  {
+    std::fstream f(dir / "m.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.write(reinterpret_cast<const char*>(new_values.data()), 16);
+  }
+  CHECK(run_floats(mapped) == new_values);
+  // Replacing the file by a rename leaves the mapping on the old one.
+  write_bin(dir / "next.bin", {9, 9, 9, 9});
+  std::filesystem::rename(dir / "next.bin", dir / "m.bin");
+  CHECK(run_floats(mapped) == new_values);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("load_from_memory with a keep-alive holds the weights for as long as they are used") {
+  const std::string xml = net(constant(0, "f32", "4", 0, 16) + result(1, "r"), edge(0, 0, 1, 0));
+  auto bytes = std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3, 4});
+  const std::weak_ptr<std::vector<float>> watch = bytes;
+  const std::span<const std::byte> view = std::as_bytes(std::span<const float>(*bytes));
+  {
+    const Model m = Model::load_from_memory(xml, bytes, view, {}, "test.xml");
+    // The Const views the caller's bytes, which the model now keeps.
+    CHECK(m.impl().graph.nodes[0].value.data() == static_cast<const void*>(view.data()));
+    bytes.reset();
+    CHECK_FALSE(watch.expired());
+    // Freed bytes would be a use after free under the sanitizers.
+    CHECK(run_floats(m) == std::vector<float>{1, 2, 3, 4});
+    const Model copy = m;
+    CHECK(run_floats(copy) == std::vector<float>{1, 2, 3, 4});
+  }
+  // Nothing holds them once the model is gone.
+  CHECK(watch.expired());
+  // Without weights a keep-alive is simply kept.
+  CHECK_NOTHROW(Model::load_from_memory(identity("f32", "2"), nullptr, {}, {}, "test.xml"));
 }
 
 TEST_CASE("Parameter -> Result round-trips every element type without copying") {
