@@ -4,7 +4,11 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "irlite/irlite.hpp"
 #include "loader/attributes.hpp"
@@ -89,7 +93,23 @@ TEST_CASE("element counts detect overflow") {
   CHECK(element_count({}) == 1);
   CHECK(element_count({0, 5}) == 0);
   CHECK_FALSE(element_count({1LL << 40, 1LL << 40}));
+  CHECK_FALSE(element_count({2, -1}));
   CHECK_THROWS_AS(Tensor(ElementType::f32, {1LL << 40, 1LL << 30}), Error);
+}
+
+TEST_CASE("a zero extent makes the element count 0 wherever it is") {
+  const std::int64_t big = std::int64_t{1} << 62;
+  CHECK(element_count({big, big, 0}) == 0);
+  CHECK(element_count({0, big, big}) == 0);
+  CHECK(element_count({big, 0, big}) == 0);
+  CHECK_FALSE(element_count({big, big, 1}));
+  // A negative extent is never a count, also beside a zero.
+  CHECK_FALSE(element_count({0, -1}));
+  CHECK_FALSE(element_count({-1, 0}));
+  const Tensor empty(ElementType::f64, {big, big, 0});
+  CHECK(empty.size() == 0);
+  CHECK(empty.byte_size() == 0);
+  CHECK(Tensor(ElementType::f64, {0, big, big}).size() == 0);
 }
 
 TEST_CASE("tensors own, share and borrow buffers") {
@@ -146,4 +166,20 @@ TEST_CASE("attributes are parsed strictly") {
   CHECK_THROWS_AS(a.get_bool("bad_flag", false), Error);
   CHECK(a.get_element_type("et") == ElementType::f16);
   CHECK(a.get_shape("shape") == Shape{1, 2});
+}
+
+TEST_CASE("integer attributes take one optional sign") {
+  const std::vector<std::pair<std::string, std::int64_t>> accepted{
+      {"-1", -1}, {"+1", 1}, {"7", 7}, {" -3 ", -3}, {"+0", 0}, {"-0", 0},
+      {"-9223372036854775808", INT64_MIN}, {"+9223372036854775807", INT64_MAX}};
+  for (const auto& [text, value] : accepted) {
+    CAPTURE(text);
+    CHECK(Attributes({{"axis", text}}).get_int("axis") == value);
+  }
+  for (const std::string text :
+       {"+-1", "-+1", "--1", "++1", "+", "-", "", "1-", "+ 1", "- 1", "1+1", "0x1"}) {
+    CAPTURE(text);
+    CHECK_THROWS_WITH_AS(Attributes({{"axis", text}}).get_int("axis"),
+                         doctest::Contains("not an integer"), Error);
+  }
 }

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -121,6 +123,50 @@ TEST_CASE("element types in both spellings; unknown ones are located errors") {
   CHECK(e.find("test.xml:4:") == 0);
   CHECK(e.find("layer 0 'x' (Parameter-1)") != std::string::npos);
   CHECK(e.find("attribute 'element_type' = 'f17': unknown element type") != std::string::npos);
+}
+
+namespace {
+
+/// The error loading `xml` throws; fails the test if loading succeeds.
+Error load_failure(const std::string& xml) {
+  try {
+    load(xml);
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("the model loaded");
+  return Error(ErrorCode::usage, "");
+}
+
+}  // namespace
+
+TEST_CASE("valid IR element types irlite lacks are unsupported, not unknown") {
+  for (const std::string type : {"u1", "u4", "i4", "nf4", "f8e4m3", "f8e5m2", "string", "dynamic",
+                                 "U4", "NF4", "F8E4M3", "BIN"}) {
+    CAPTURE(type);
+    const Error e = load_failure(identity(type, "2"));
+    CHECK(e.code() == ErrorCode::unsupported);
+    CHECK(e.context().layer_id == 0);
+    CHECK(std::string(e.what()).find("layer 0 'x' (Parameter-1): attribute 'element_type' = '" +
+                                     type + "': unsupported element type '" + type + "'") !=
+          std::string::npos);
+    // The same word as a port's precision.
+    const Error p =
+        load_failure(net(parameter(0, "x", "f32", "2", type) + result(1, "r"), edge(0, 0, 1, 0)));
+    CHECK(p.code() == ErrorCode::unsupported);
+    CHECK(p.context().port_kind == ErrorContext::PortKind::output);
+    CHECK(p.context().port == 0);
+    CHECK(p.message() == "unsupported element type '" + type + "'");
+  }
+  // Words that are no IR type stay format errors, in both places.
+  for (const std::string type : {"f17", "u5", "fp32", "nf8", "F8E4M3FN"}) {
+    CAPTURE(type);
+    CHECK(load_failure(identity(type, "2")).code() == ErrorCode::format);
+    const Error p =
+        load_failure(net(parameter(0, "x", "f32", "2", type) + result(1, "r"), edge(0, 0, 1, 0)));
+    CHECK(p.code() == ErrorCode::format);
+    CHECK(p.message() == "unknown precision '" + type + "'");
+  }
 }
 
 TEST_CASE("malformed XML, wrong root and IR versions are refused") {
@@ -236,6 +282,49 @@ TEST_CASE("layers that reach no Result are reported and not run") {
   CHECK(s.run({{"a", Tensor::view(ElementType::f32, {1}, &x)}}).size() == 1);
 }
 
+TEST_CASE("a layer that reaches no Result does not reject the model with its shape rule") {
+  // A TopK over a Const of 3 values with a Const k of 5: refused when its values are an output,
+  // loaded and run when nothing reads them.
+  std::vector<std::byte> w(24);
+  const float data[3] = {1.0f, 3.0f, 2.0f};
+  const std::int64_t k = 5;
+  std::memcpy(w.data(), data, sizeof data);
+  std::memcpy(w.data() + 16, &k, sizeof k);
+  const std::string topk =
+      "<layer id=\"2\" name=\"dead_topk\" type=\"TopK\" version=\"opset11\">"
+      "<data axis=\"0\" mode=\"max\" sort=\"value\" index_element_type=\"i32\"/>"
+      "<input><port id=\"0\"/><port id=\"1\"/></input><output>"
+      "<port id=\"2\" precision=\"FP32\"><dim>5</dim></port>"
+      "<port id=\"3\" precision=\"I32\"><dim>5</dim></port></output></layer>\n";
+  const std::string layers = constant(0, "f32", "3", 0, 12) + constant(1, "i64", "", 16, 8) +
+                             topk + parameter(3, "x", "f32", "2");
+  const std::string edges = edge(0, 0, 2, 0) + edge(1, 0, 2, 1);
+  const Model m = load(net(layers + result(4, "r"), edges + edge(3, 0, 4, 0)), w);
+  CHECK(m.problems().empty());
+  const LayerInfo& dead = m.layers()[2];
+  CHECK(dead.name == "dead_topk");
+  CHECK_FALSE(dead.reaches_result);
+  // Its rule's refusal is a warning, its outputs unknown.
+  CHECK(to_string(dead.outputs[0].shape) == "[...]");
+  CHECK(dead.outputs[1].element_type == ElementType::undefined);
+  int warnings = 0;
+  for (const Error& e : m.warnings()) {
+    if (e.context().layer_id != 2) continue;
+    ++warnings;
+    const std::string what = e.what();
+    CHECK((e.message() == "the layer reaches no Result and is not run" ||
+           what.find("layer 2 'dead_topk' (TopK-11), input port 1: the layer reaches no Result; "
+                     "its shape rule would refuse it: ") != std::string::npos));
+  }
+  CHECK(warnings == 2);
+  float x[2] = {4.0f, 5.0f};
+  const auto out = Session(m).run({{"x", Tensor::view(ElementType::f32, {2}, x)}});
+  CHECK(out.at("x_tensor").values<float>()[1] == 5.0f);
+  // The same TopK feeding a Result is checked.
+  const std::string live = load_error(net(layers + result(4, "r"), edges + edge(2, 2, 4, 0)), w);
+  CHECK(live.find("layer 2 'dead_topk' (TopK-11)") != std::string::npos);
+}
+
 TEST_CASE("Const: weights bounds, sizes and the missing .bin") {
   std::vector<std::byte> w(16);
   const auto model = [](std::uint64_t offset, std::uint64_t size, const std::string& shape = "2") {
@@ -250,8 +339,18 @@ TEST_CASE("Const: weights bounds, sizes and the missing .bin") {
   CHECK(load_error(model(0, 8)).find("no weights file") != std::string::npos);
   CHECK(load_error(model(0, 8, "4294967296,4294967296"), w).find("element count overflows") !=
         std::string::npos);
-  // A Const that needs no bytes loads without weights.
+  // A Const that needs no bytes loads without weights, also when its other extents multiply
+  // past int64: a zero extent anywhere makes it empty.
   CHECK_NOTHROW(load(model(0, 0, "0")));
+  const std::int64_t big = std::int64_t{1} << 62;
+  for (const Shape& shape : {Shape{0, big, big}, Shape{big, big, 0}}) {
+    const std::string text = std::to_string(shape[0]) + "," + std::to_string(shape[1]) + "," +
+                             std::to_string(shape[2]);
+    CAPTURE(text);
+    const auto out = Session(load(model(0, 0, text))).run({});
+    CHECK(out.at("c").size() == 0);
+    CHECK(out.at("c").shape() == shape);
+  }
   LoadOptions keep;
   keep.keep_going = true;
   const Model m = Model::load_from_memory(model(0, 8), {}, keep, "test.xml");
@@ -284,6 +383,27 @@ TEST_CASE("Const data are views into the weights when aligned") {
   CHECK(out2.at("c").values<std::int32_t>()[1] == -8);
 }
 
+TEST_CASE("boolean Consts are normalised at load: any non-zero byte is 1") {
+  const std::vector<std::byte> w{std::byte{2}, std::byte{0}, std::byte{255}, std::byte{1},
+                                 std::byte{0}, std::byte{1}};
+  const Model m = load(net(constant(0, "boolean", "3", 0, 3) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  const auto out = Session(m).run({});
+  const Tensor& t = out.at("c");
+  REQUIRE(t.size() == 3);
+  const auto* bytes = static_cast<const std::uint8_t*>(t.data());
+  CHECK(bytes[0] == 1);
+  CHECK(bytes[1] == 0);
+  CHECK(bytes[2] == 1);
+  const auto* held = static_cast<const std::uint8_t*>(m.impl().graph.nodes[0].value.data());
+  CHECK(held[0] == 1);
+  CHECK(held[2] == 1);
+  // The weights themselves are not written to.
+  CHECK(w[0] == std::byte{2});
+  // Bytes that are already 0 and 1 are viewed in place.
+  const Model ok = load(net(constant(0, "boolean", "3", 3, 3) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  CHECK(ok.impl().graph.nodes[0].value.data() == static_cast<const void*>(w.data() + 3));
+}
+
 TEST_CASE("files: the .bin next to the .xml, an explicit weights path, a missing file") {
   const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_test";
   std::filesystem::create_directories(dir);
@@ -305,6 +425,87 @@ TEST_CASE("files: the .bin next to the .xml, an explicit weights path, a missing
   CHECK(Session(Model::load(dir / "m.xml", opts)).run({}).at("c").values<std::int64_t>()[0] == 42);
   CHECK_THROWS_AS(Model::load(dir / "missing.xml"), Error);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+/// Writes `values` as the whole of `path`, as `cp` does: truncated first, then written.
+void write_bin(const std::filesystem::path& path, const std::vector<float>& values) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(values.data()),
+             static_cast<std::streamsize>(values.size() * sizeof(float)));
+}
+
+std::vector<float> run_floats(const Model& m) {
+  const auto out = Session(m).run({});
+  const auto v = out.at("c").values<float>();
+  return {v.begin(), v.end()};
+}
+
+}  // namespace
+
+TEST_CASE("copied weights are a snapshot: the .bin may be truncated or rewritten after load") {
+  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_snapshot";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "m.xml") << net(constant(0, "f32", "4", 0, 16) + result(1, "r"),
+                                      edge(0, 0, 1, 0));
+  const std::vector<float> old_values{1, 2, 3, 4}, new_values{5, 6, 7, 8};
+  // A small file is copied by default too.
+  for (const WeightsMode mode : {WeightsMode::copy, WeightsMode::automatic}) {
+    CAPTURE(static_cast<int>(mode));
+    write_bin(dir / "m.bin", old_values);
+    LoadOptions options;
+    options.weights_mode = mode;
+    const Model m = Model::load(dir / "m.xml", options);
+    // Emptied (reading a mapping past the file's end would raise SIGBUS), then rewritten.
+    std::filesystem::resize_file(dir / "m.bin", 0);
+    CHECK(run_floats(m) == old_values);
+    write_bin(dir / "m.bin", new_values);
+    CHECK(run_floats(m) == old_values);
+    CHECK(m.layers()[0].attributes.back() ==
+          std::pair<std::string, std::string>{"value", "[1,2,3,4]"});
+    // A fresh load reads the new file.
+    CHECK(run_floats(Model::load(dir / "m.xml", options)) == new_values);
+  }
+  // A mapped file is read where it lies: bytes rewritten in place are seen by the next run, as
+  // the map mode's contract says.
+  write_bin(dir / "m.bin", old_values);
+  LoadOptions map;
+  map.weights_mode = WeightsMode::map;
+  const Model mapped = Model::load(dir / "m.xml", map);
+  CHECK(run_floats(mapped) == old_values);
+  {
+    std::fstream f(dir / "m.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.write(reinterpret_cast<const char*>(new_values.data()), 16);
+  }
+  CHECK(run_floats(mapped) == new_values);
+  // Replacing the file by a rename leaves the mapping on the old one.
+  write_bin(dir / "next.bin", {9, 9, 9, 9});
+  std::filesystem::rename(dir / "next.bin", dir / "m.bin");
+  CHECK(run_floats(mapped) == new_values);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("load_from_memory with a keep-alive holds the weights for as long as they are used") {
+  const std::string xml = net(constant(0, "f32", "4", 0, 16) + result(1, "r"), edge(0, 0, 1, 0));
+  auto bytes = std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3, 4});
+  const std::weak_ptr<std::vector<float>> watch = bytes;
+  const std::span<const std::byte> view = std::as_bytes(std::span<const float>(*bytes));
+  {
+    const Model m = Model::load_from_memory(xml, bytes, view, {}, "test.xml");
+    // The Const views the caller's bytes, which the model now keeps.
+    CHECK(m.impl().graph.nodes[0].value.data() == static_cast<const void*>(view.data()));
+    bytes.reset();
+    CHECK_FALSE(watch.expired());
+    // Freed bytes would be a use after free under the sanitizers.
+    CHECK(run_floats(m) == std::vector<float>{1, 2, 3, 4});
+    const Model copy = m;
+    CHECK(run_floats(copy) == std::vector<float>{1, 2, 3, 4});
+  }
+  // Nothing holds them once the model is gone.
+  CHECK(watch.expired());
+  // Without weights a keep-alive is simply kept.
+  CHECK_NOTHROW(Model::load_from_memory(identity("f32", "2"), nullptr, {}, {}, "test.xml"));
 }
 
 TEST_CASE("Parameter -> Result round-trips every element type without copying") {
@@ -332,7 +533,9 @@ TEST_CASE("Const -> Result round-trips every element type") {
     const ElementType et = *parse_element_type(type);
     const std::size_t bytes = 3 * element_size(et);
     alignas(8) std::byte w[24];
-    for (std::size_t i = 0; i < bytes; ++i) w[i] = static_cast<std::byte>(i * 13 + 5);
+    // Booleans are 0 and 1: other bytes are normalised (tested on their own).
+    for (std::size_t i = 0; i < bytes; ++i)
+      w[i] = static_cast<std::byte>(et == ElementType::boolean ? i % 2 : i * 13 + 5);
     const Model m = load(net(constant(0, type, "3", 0, bytes) + result(1, "r"), edge(0, 0, 1, 0)),
                          std::span<const std::byte>(w, bytes));
     const Tensor t = Session(m).run({}).at("c");

@@ -25,11 +25,34 @@ struct ModelImpl;
 struct SessionState;
 }  // namespace detail
 
+/// How Model::load holds the weights (.bin) file.
+enum class WeightsMode {
+  /// `copy` for a file smaller than 64 MiB, `map` for a larger one.
+  automatic,
+  /// The file is read into memory of the model's own at load time: the model is a snapshot, and
+  /// whatever happens to the file afterwards (rewritten, truncated, removed) changes nothing.
+  copy,
+  /// The file is mapped read-only and Consts are read from the mapping when a session runs, so
+  /// loading costs no copy and the pages are shared with the page cache. The file must stay as
+  /// it was while the model, a session or a tensor obtained from it is alive:
+  /// - bytes rewritten in place are seen by later runs (Consts take the new values; what the
+  ///   load worked out from the old ones, such as output shapes from a Const `k`, stays);
+  /// - a file truncated below a Const's bytes kills the process with SIGBUS at the next read of
+  ///   them (a run, or Model::layers() showing small Const values);
+  /// - a file replaced by a rename (`mv new.bin model.bin`) or removed is safe: the mapping
+  ///   keeps the old file. `cp new.bin model.bin` truncates and rewrites it in place: not safe.
+  /// A Const copied at load time (one not aligned for its type, a boolean one with bytes other
+  /// than 0 and 1) keeps its values either way.
+  map,
+};
+
 /// How to load a model.
 struct LoadOptions {
   /// The weights file. Empty: the .xml's path with the extension replaced by .bin, used when
   /// it exists.
   std::filesystem::path weights;
+  /// Whether the weights file is copied or mapped (Model::load only).
+  WeightsMode weights_mode = WeightsMode::automatic;
   /// Collect every problem in Model::problems() instead of throwing the first; the model then
   /// cannot be run. A layer whose shape rule fails gets unknown outputs and the layers after it
   /// are not inferred; an op irlite lacks takes the types and dims its IR ports declare, so the
@@ -82,7 +105,8 @@ struct LayerInfo {
   std::vector<std::pair<std::string, std::string>> attributes;
   std::vector<LayerInput> inputs;
   std::vector<LayerOutput> outputs;
-  /// False when no Result depends on the layer: it is not run.
+  /// False when no Result depends on the layer: it is not run, and a shape rule that refuses
+  /// it is a warning, not a problem (its outputs are then unknown).
   bool reaches_result = true;
 };
 
@@ -92,10 +116,17 @@ class Model {
   /// Loads an IR .xml and its weights. Throws Error.
   static Model load(const std::filesystem::path& xml, const LoadOptions& options = {});
   /// Loads from memory. `weights` is not copied: it must outlive the model and every
-  /// session and tensor obtained from it (LoadOptions::weights is not used here).
-  /// `source_name` names the model in errors.
+  /// session and tensor obtained from it, unchanged (LoadOptions::weights and weights_mode are
+  /// not used here). `source_name` names the model in errors.
   static Model load_from_memory(std::string_view xml, std::span<const std::byte> weights = {},
                                 const LoadOptions& options = {},
+                                std::string source_name = "<memory>");
+  /// The same, with `keep_alive` owning the memory `weights` views: the model, its sessions and
+  /// tensors hold a copy of it for as long as they use the bytes, so the caller may drop its
+  /// own at once. The bytes must not change while they are held. `keep_alive` comes before
+  /// `weights` so that a braced `{}` after the weights still means the options.
+  static Model load_from_memory(std::string_view xml, std::shared_ptr<const void> keep_alive,
+                                std::span<const std::byte> weights, const LoadOptions& options = {},
                                 std::string source_name = "<memory>");
 
   /// The `name` of `<net>`.

@@ -13,7 +13,8 @@ namespace irlite {
 /// A concrete shape: one non-negative extent per axis; empty = scalar.
 using Shape = std::vector<std::int64_t>;
 
-/// Number of elements of a shape; nullopt when the product overflows int64.
+/// Number of elements of a shape: 0 when any extent is 0 (whatever the others), nullopt when an
+/// extent is negative or the product overflows int64.
 std::optional<std::int64_t> element_count(const Shape& shape);
 /// "[2,3]", "[]" for a scalar.
 std::string to_string(const Shape& shape);

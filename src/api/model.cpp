@@ -181,13 +181,13 @@ Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) 
   XmlText text = XmlText::read_file(xml);
   Weights weights;
   if (!options.weights.empty()) {
-    weights = map_weights(options.weights);
+    weights = open_weights(options.weights, options.weights_mode);
   } else {
     std::filesystem::path bin = xml;
     bin.replace_extension(".bin");
     std::error_code ec;
     if (std::filesystem::is_regular_file(bin, ec))
-      weights = map_weights(bin);
+      weights = open_weights(bin, options.weights_mode);
     else
       weights.path = bin.string();  // named if a Const turns out to need it
   }
@@ -201,8 +201,15 @@ Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) 
 
 Model Model::load_from_memory(std::string_view xml, std::span<const std::byte> weights,
                               const LoadOptions& options, std::string source_name) {
+  return load_from_memory(xml, nullptr, weights, options, std::move(source_name));
+}
+
+Model Model::load_from_memory(std::string_view xml, std::shared_ptr<const void> keep_alive,
+                              std::span<const std::byte> weights, const LoadOptions& options,
+                              std::string source_name) {
   Weights w;
   w.bytes = weights;
+  w.owner = std::move(keep_alive);
   w.present = !weights.empty();
   return load_graph(source_name, options, [&](Diagnostics& diagnostics) {
     return read_ir(xml, source_name, w, diagnostics);

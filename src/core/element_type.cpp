@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "core/ir_element_types.hpp"
+
 namespace irlite {
 namespace {
 
@@ -49,6 +51,19 @@ std::optional<ElementType> parse_element_type(std::string_view text) {
     if (text == t.name || text == t.precision) return t.type;
   }
   return std::nullopt;
+}
+
+bool is_unsupported_element_type(std::string_view text) {
+  // OpenVINO's element types beyond kTypes, in its two spellings; BIN is IR v10's name for u1.
+  static constexpr std::string_view kNames[][2] = {
+      {"dynamic", "UNSPECIFIED"}, {"undefined", "UNSPECIFIED"},
+      {"u1", "U1"}, {"u1", "BIN"}, {"u2", "U2"}, {"u3", "U3"}, {"u4", "U4"}, {"u6", "U6"},
+      {"i4", "I4"}, {"nf4", "NF4"},
+      {"f4e2m1", "F4E2M1"}, {"f8e4m3", "F8E4M3"}, {"f8e5m2", "F8E5M2"}, {"f8e8m0", "F8E8M0"},
+      {"string", "STRING"}};
+  for (const auto& names : kNames)
+    if (text == names[0] || text == names[1]) return true;
+  return false;
 }
 
 bool is_real(ElementType type) {

@@ -7,11 +7,17 @@
 namespace irlite {
 
 std::optional<std::int64_t> element_count(const Shape& shape) {
-  std::int64_t n = 1;
+  // A zero extent empties the tensor whatever the others are, so it is looked for before any
+  // product could overflow: {0, 2^62, 2^62} and {2^62, 2^62, 0} both have no elements.
+  bool empty = false;
   for (std::int64_t d : shape) {
     if (d < 0) return std::nullopt;
-    if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
+    empty = empty || d == 0;
   }
+  if (empty) return 0;
+  std::int64_t n = 1;
+  for (std::int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
   return n;
 }
 

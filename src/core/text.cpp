@@ -20,7 +20,11 @@ std::optional<std::uint64_t> parse_uint64(std::string_view text) {
 
 std::optional<std::int64_t> parse_int64(std::string_view text) {
   text = trim_blanks(text);
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+    // from_chars would take the '-' of "+-1": one sign at most.
+    if (!text.empty() && text.front() == '-') return std::nullopt;
+  }
   std::int64_t v = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || p != text.data() + text.size()) return std::nullopt;

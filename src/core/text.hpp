@@ -14,8 +14,8 @@ std::string_view trim_blanks(std::string_view s);
 /// The whole of `text` as a decimal uint64: digits only (no sign, no blanks), no overflow.
 std::optional<std::uint64_t> parse_uint64(std::string_view text);
 
-/// The whole of `text` as a decimal int64, blanks around it and a leading '+' allowed; nullopt
-/// on junk or overflow.
+/// The whole of `text` as a decimal int64, blanks around it and one leading sign ('+' or '-')
+/// allowed; nullopt on junk ("+-1", "1 2", "0x1") or overflow.
 std::optional<std::int64_t> parse_int64(std::string_view text);
 
 /// Lower-cases ASCII letters.

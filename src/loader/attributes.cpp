@@ -1,5 +1,6 @@
 #include "loader/attributes.hpp"
 
+#include "core/ir_element_types.hpp"
 #include "irlite/error.hpp"
 
 namespace irlite {
@@ -73,7 +74,12 @@ std::size_t Attributes::get_enum(std::string_view name,
 
 ElementType Attributes::get_element_type(std::string_view name) const {
   const std::string& t = text(name);
-  auto type = parse_element_type(trim_blanks(t));
+  const std::string_view word = trim_blanks(t);
+  auto type = parse_element_type(word);
+  if (!type && is_unsupported_element_type(word))
+    throw Error(ErrorCode::unsupported, "attribute '" + std::string(name) + "' = '" + t +
+                                            "': unsupported element type '" + std::string(word) +
+                                            "'");
   if (!type) bad(name, t, "unknown element type");
   return *type;
 }

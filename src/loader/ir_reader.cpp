@@ -20,6 +20,7 @@
 #endif
 
 #include "core/file.hpp"
+#include "core/ir_element_types.hpp"
 #include "loader/attributes.hpp"
 #include "ops/constant.hpp"
 #include "ops/registry.hpp"
@@ -244,6 +245,13 @@ class PortIdSet {
   std::vector<std::int64_t> few_;
   std::unordered_set<std::int64_t> many_;
 };
+
+/// Whether each of the `n` bytes at `data` is 0 or 1.
+bool all_bits(const std::byte* data, std::uint64_t n) {
+  std::byte seen{0};
+  for (std::uint64_t i = 0; i < n; ++i) seen |= data[i];
+  return (seen & ~std::byte{1}) == std::byte{0};
+}
 
 class Reader {
  public:
@@ -554,6 +562,9 @@ class Reader {
         fail(ErrorCode::format, "output port has no precision attribute", port_context());
       } else if (auto t = precision_type(precision.value())) {
         out.declared_type = *t;
+      } else if (is_unsupported_element_type(precision.value())) {
+        fail(ErrorCode::unsupported,
+             fmt::format("unsupported element type '{}'", precision.value()), port_context());
       } else {
         fail(ErrorCode::format, fmt::format("unknown precision '{}'", precision.value()),
              port_context());
@@ -959,7 +970,12 @@ class Reader {
         continue;
       }
       const std::byte* data = weights_.bytes.data() + c.offset();
-      if (reinterpret_cast<std::uintptr_t>(data) % width == 0) {
+      if (c.element_type() == ElementType::boolean && !all_bits(data, needed)) {
+        // Kernels and outputs take a boolean byte to be 0 or 1, as .npy inputs are made.
+        node.value = Tensor(c.element_type(), c.shape());
+        auto* out = static_cast<std::uint8_t*>(node.value.data());
+        for (std::uint64_t i = 0; i < needed; ++i) out[i] = data[i] != std::byte{0};
+      } else if (reinterpret_cast<std::uintptr_t>(data) % width == 0) {
         node.value = Tensor::view(c.element_type(), c.shape(), static_cast<const void*>(data),
                                   weights_.owner);
       } else {

@@ -91,7 +91,17 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
       }
     } catch (const Error& e) {
       node.failed = true;
-      diagnostics.report(graph.locate(e, node));
+      const Error located = graph.locate(e, node);
+      if (node.reaches_result) {
+        diagnostics.report(located);
+      } else {
+        // The layer never runs and feeds only layers like it: as OpenVINO drops such layers,
+        // what it would compute cannot reject the model. inspect still shows why.
+        diagnostics.warnings.emplace_back(
+            located.code(),
+            "the layer reaches no Result; its shape rule would refuse it: " + located.message(),
+            located.context());
+      }
       continue;
     }
     compare_declared(graph, node, diagnostics);
