@@ -445,6 +445,8 @@ TEST_CASE("ReduceMax kernel against the reference on random inputs") {
                                      {5000},
                                      {3, 2100},
                                      {2100, 3},
+                                     {19, 4500},     // output rows past 16 KiB: 8 rows a pass
+                                     {2, 11, 2100},  // the same for 8-byte types only
                                      {2, 3, 5, 7, 2, 3}};
   for (const Shape& shape : shapes) {
     const std::size_t rank = shape.size();
