@@ -1,7 +1,7 @@
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "api/model_impl.hpp"
+#include "core/buffer.hpp"
 #include "core/parallel.hpp"
 
 namespace irlite {
@@ -22,13 +22,6 @@ namespace {
 
 ErrorContext input_context(const detail::ModelImpl& m, std::size_t index) {
   return m.graph.context(m.graph.nodes[m.graph.parameters[index]]);
-}
-
-std::size_t physical_memory() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page_size = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_size <= 0) return SIZE_MAX;
-  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size);
 }
 
 }  // namespace

@@ -1,12 +1,20 @@
 #include "core/buffer.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
 #include <new>
 
 namespace irlite {
+
+std::size_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return SIZE_MAX;
+  return saturating_mul(static_cast<std::size_t>(pages), static_cast<std::size_t>(page));
+}
 namespace {
 
 constexpr std::size_t kAlignment = 64;

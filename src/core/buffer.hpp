@@ -19,6 +19,9 @@ constexpr std::size_t saturating_add(std::size_t a, std::size_t b) {
   return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
+/// The machine's physical memory in bytes; SIZE_MAX when the system does not say.
+std::size_t physical_memory();
+
 /// Buffers from this size up are mapped on their own, 2 MiB aligned, with transparent huge pages
 /// requested: a large output then costs a few hundred page faults instead of thousands.
 inline constexpr std::size_t kHugePageThreshold = std::size_t{4} << 20;

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/buffer.hpp"
 #include "core/file.hpp"
 #include "irlite/error.hpp"
 
@@ -25,13 +26,6 @@ std::size_t page_size() {
     return p > 0 ? static_cast<std::size_t>(p) : std::size_t{4096};
   }();
   return size;
-}
-
-std::uint64_t physical_memory() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return UINT64_MAX;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
 }
 
 /// Anonymous memory of at least `size` bytes (a whole number of pages); throws bad_alloc.
