@@ -120,6 +120,16 @@ IRLITE_INLINE auto is_nan(V v) {
 template <class V>
 using lane_t = std::remove_cvref_t<decltype(std::declval<V>()[0])>;
 
+#if defined(__SSE2__)
+/// The two 16-byte halves of a 32-byte mask, as SSE register type H.
+template <class H, class M>
+IRLITE_INLINE void halves(M m, H& lo, H& hi) {
+  std::memcpy(&lo, &m, 16);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+}
+
+#endif
+
 /// One bit per byte of a mask (bit b is byte b's top bit): a set lane sets sizeof(lane) bits.
 /// On x86-64 two SSE2 byte movemasks, which every x86-64 CPU has; reading the mask lane by lane
 /// instead costs an extract per lane.
@@ -128,8 +138,7 @@ IRLITE_INLINE std::uint32_t byte_bits(M m) {
   static_assert(sizeof(M) == 32);
 #if defined(__SSE2__)
   __m128i lo, hi;
-  std::memcpy(&lo, &m, 16);
-  std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+  halves(m, lo, hi);
   return static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
          static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16;
 #else
@@ -163,20 +172,17 @@ IRLITE_INLINE std::uint32_t lane_bits(M m) {
     return byte_bits(m);
   } else if constexpr (width == 2) {
     __m128i lo, hi;
-    std::memcpy(&lo, &m, 16);
-    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+    halves(m, lo, hi);
     // Lanes of all ones or all zeros saturate to bytes of the same.
     return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
   } else if constexpr (width == 4) {
     __m128 lo, hi;
-    std::memcpy(&lo, &m, 16);
-    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+    halves(m, lo, hi);
     return static_cast<std::uint32_t>(_mm_movemask_ps(lo)) |
            static_cast<std::uint32_t>(_mm_movemask_ps(hi)) << 4;
   } else {
     __m128d lo, hi;
-    std::memcpy(&lo, &m, 16);
-    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+    halves(m, lo, hi);
     return static_cast<std::uint32_t>(_mm_movemask_pd(lo)) |
            static_cast<std::uint32_t>(_mm_movemask_pd(hi)) << 2;
   }
