@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "api/model_impl.hpp"
+#include "exec/step_profile.hpp"
 #include "irlite/irlite.hpp"
 #include "op_tester.hpp"
 
@@ -466,4 +469,32 @@ TEST_CASE("a model is dynamic when a layer's outputs are, even with static input
   CHECK_FALSE(fixed.is_dynamic());
   for (const ExecPlan::Step& step : plan_of(fixed).steps)
     if (fixed.impl().graph.nodes[step.node].kind() == OpKind::compute) CHECK(step.shapes_fixed);
+}
+
+TEST_CASE("the step profile's range sums and maxima equal a plain array's") {
+  std::mt19937_64 random(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t n = 1 + random() % 700;
+    std::vector<double> plain(n);
+    for (double& b : plain)
+      b = random() % 10 == 0 ? std::numeric_limits<double>::infinity()
+                             : static_cast<double>(random() % 1000);
+    StepProfile profile(plain);
+    for (int op = 0; op < 2000; ++op) {
+      std::size_t lo = random() % n, hi = random() % n;
+      if (op % 3 == 0) hi = std::min(n - 1, lo + random() % 3);  // the usual short hold
+      CAPTURE(n);
+      CAPTURE(lo);
+      CAPTURE(hi);
+      if (random() % 2 == 0) {
+        const auto bytes = static_cast<double>(random() % 500);
+        profile.add(lo, hi, bytes);
+        for (std::size_t i = lo; i <= hi; ++i) plain[i] += bytes;
+      } else {
+        double expected = 0;
+        for (std::size_t i = lo; i <= hi; ++i) expected = std::max(expected, plain[i]);
+        REQUIRE(profile.max(lo, hi) == expected);
+      }
+    }
+  }
 }

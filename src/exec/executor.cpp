@@ -9,6 +9,7 @@
 #include <new>
 
 #include "core/buffer.hpp"
+#include "exec/step_profile.hpp"
 #include "ops/op.hpp"
 
 namespace irlite {
@@ -64,59 +65,6 @@ bool outputs_fixed(const Graph& graph, const Node& node, const ExecPlan& plan,
   return true;
 }
 
-/// The bytes in use at each step of a run, with a range add and a range maximum in O(log n).
-class StepProfile {
- public:
-  explicit StepProfile(const std::vector<double>& bytes)
-      : n_(bytes.size()), max_(4 * n_, 0), add_(4 * n_, 0) {
-    if (n_ != 0) build(1, 0, n_ - 1, bytes);
-  }
-  /// The most in use over steps [lo, hi]; 0 for an empty range.
-  double max(std::size_t lo, std::size_t hi) const {
-    return lo > hi ? 0 : query(1, 0, n_ - 1, lo, hi);
-  }
-  void add(std::size_t lo, std::size_t hi, double bytes) {
-    if (lo <= hi) update(1, 0, n_ - 1, lo, hi, bytes);
-  }
-
- private:
-  void build(std::size_t node, std::size_t l, std::size_t r, const std::vector<double>& bytes) {
-    if (l == r) {
-      max_[node] = bytes[l];
-      return;
-    }
-    const std::size_t m = l + (r - l) / 2;
-    build(2 * node, l, m, bytes);
-    build(2 * node + 1, m + 1, r, bytes);
-    max_[node] = std::max(max_[2 * node], max_[2 * node + 1]);
-  }
-  double query(std::size_t node, std::size_t l, std::size_t r, std::size_t lo,
-               std::size_t hi) const {
-    if (hi < l || r < lo) return 0;
-    if (lo <= l && r <= hi) return max_[node];
-    const std::size_t m = l + (r - l) / 2;
-    return add_[node] +
-           std::max(query(2 * node, l, m, lo, hi), query(2 * node + 1, m + 1, r, lo, hi));
-  }
-  void update(std::size_t node, std::size_t l, std::size_t r, std::size_t lo, std::size_t hi,
-              double bytes) {
-    if (hi < l || r < lo) return;
-    if (lo <= l && r <= hi) {
-      max_[node] += bytes;
-      add_[node] += bytes;
-      return;
-    }
-    const std::size_t m = l + (r - l) / 2;
-    update(2 * node, l, m, lo, hi, bytes);
-    update(2 * node + 1, m + 1, r, lo, hi, bytes);
-    max_[node] = add_[node] + std::max(max_[2 * node], max_[2 * node + 1]);
-  }
-
-  std::size_t n_;
-  std::vector<double> max_;  // the subtree's maximum, its own pending additions included
-  std::vector<double> add_;  // added to the whole subtree
-};
-
 // Gives the sized values buffers to share, and chooses the buffers a Session keeps between runs.
 //
 // Sharing memory means holding a dead buffer for a while: from its value's death to the birth of
@@ -167,7 +115,7 @@ void plan_buffers(ExecPlan& plan, const Graph& graph) {
     in_use[s] = unknown_live > 0 ? std::numeric_limits<double>::infinity() : sum;
   }
   in_use.pop_back();
-  StepProfile profile(in_use);
+  StepProfile profile(std::move(in_use));
   const auto try_hold = [&](std::size_t lo, std::size_t hi, std::size_t bytes) {
     if (lo <= hi && profile.max(lo, hi) + static_cast<double>(bytes) > peak) return false;
     profile.add(lo, hi, static_cast<double>(bytes));
