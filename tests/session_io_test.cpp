@@ -195,6 +195,39 @@ TEST_CASE("session: a bound dynamic output whose shape changes fails before it i
   CHECK(values_of<float>(session.run({{"x", rows(1)}}).at("y")) == std::vector<float>{3});
 }
 
+TEST_CASE("session: two outputs of one value bound to two buffers get a copy each") {
+  std::string xml = kRowMaxXml;
+  const auto insert = [&](const std::string& before, const std::string& text) {
+    xml.insert(xml.find(before), text);
+  };
+  insert("  </layers>",
+         R"(    <layer id="4" name="y2" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>-1</dim></port></input>
+    </layer>
+)");
+  insert("  </edges>", R"(    <edge from-layer="2" from-port="2" to-layer="4" to-port="0"/>
+)");
+  const Model model = Model::load_from_memory(xml, std::as_bytes(std::span(kAxes)));
+  REQUIRE(model.outputs().size() == 2);
+  REQUIRE(model.outputs()[1].name == "y2");
+  Session session(model);
+  std::array<float, 2> a{}, b{};
+  session.bind_output("y", Tensor::view(ElementType::f32, {2}, a.data()));
+  session.bind_output("y2", Tensor::view(ElementType::f32, {2}, b.data()));
+  Outputs out = session.run({{"x", rows(2)}});
+  CHECK(out.at("y").data() == a.data());
+  CHECK(out.at("y2").data() == b.data());
+  CHECK(a == std::array<float, 2>{3, 7});
+  CHECK(b == std::array<float, 2>{3, 7});
+  // Only the second bound: the first, fed by the same value, shares its buffer.
+  session.unbind_output("y");
+  b = {};
+  out = session.run({{"x", rows(2)}});
+  CHECK(out.at("y2").data() == b.data());
+  CHECK(out.at("y").data() == b.data());
+  CHECK(b == std::array<float, 2>{3, 7});
+}
+
 TEST_CASE("session: an output fed straight by an input is copied into its bound buffer") {
   Session session(Model::load(kModels / "dynamic_identity.xml"));
   std::array<float, 6> bound{};

@@ -253,7 +253,8 @@ class Session {
   ///   writes; a mismatch (a dynamic output whose shape changed) fails the run with an
   ///   Error(usage) naming the output and both types and shapes. Bind again or unbind then;
   /// - it is not counted in SessionOptions::max_memory_bytes, as inputs are not;
-  /// - another output fed by the same value shares it.
+  /// - another output fed by the same value shares it when not bound itself, and gets a copy
+  ///   in its own bound tensor otherwise.
   /// Throws Error(usage) for an unknown name or a tensor without data.
   void bind_output(std::string_view name, Tensor tensor);
   /// Lets the runs return output `name` in memory of the Session's again. Throws Error(usage)
