@@ -81,13 +81,12 @@ std::map<std::string, Tensor> deterministic_inputs(const Model& model) {
   return inputs;
 }
 
-std::map<std::string, Tensor> run(const Model& model, const std::map<std::string, Tensor>& in) {
+Outputs run(const Model& model, const std::map<std::string, Tensor>& in) {
   Session session(model);
   return session.run(in);
 }
 
-std::map<std::string, Tensor> run_file(const std::string& name,
-                                       const std::map<std::string, Tensor>& in = {}) {
+Outputs run_file(const std::string& name, const std::map<std::string, Tensor>& in = {}) {
   return run(Model::load(kModels / name), in);
 }
 
@@ -142,12 +141,12 @@ TEST_CASE("models: every sample model loads and runs on deterministic inputs") {
     CHECK(model.ir_version() == 11);
     CHECK(model.problems().empty());
     CHECK_FALSE(model.outputs().empty());
-    std::map<std::string, Tensor> outputs;
+    Outputs outputs;
     REQUIRE_NOTHROW(outputs = run(model, deterministic_inputs(model)));
     REQUIRE(outputs.size() == model.outputs().size());
     for (const PortInfo& out : model.outputs()) {
       INFO("output: " << out.name);
-      REQUIRE(outputs.count(out.name) == 1);
+      REQUIRE(outputs.contains(out.name));
       const Tensor& t = outputs.at(out.name);
       CHECK(t.element_type() == out.element_type);
       CHECK(out.shape.accepts(t.shape()));

@@ -134,7 +134,7 @@ void check_shared_model(const Model& model, bool dynamic) {
   constexpr int kThreads = 4;
   constexpr int kRuns = 40;
   std::vector<std::vector<std::map<std::string, Tensor>>> inputs(kThreads);
-  std::vector<std::vector<std::map<std::string, Tensor>>> want(kThreads);
+  std::vector<std::vector<Outputs>> want(kThreads);
   Session reference(model, [] {
     SessionOptions o;
     o.num_threads = 1;

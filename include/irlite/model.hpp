@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,8 @@
 
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
+#include "irlite/outputs.hpp"
+#include "irlite/profile.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
 
@@ -196,7 +199,17 @@ struct SessionOptions {
   /// take on any values (so it may depend on num_threads). 0: half the machine's physical
   /// memory.
   std::size_t max_memory_bytes = 0;
+  /// Record every run's layers and times in Session::profile(). Off, a run pays one branch per
+  /// layer for it.
+  bool profile = false;
 };
+
+/// Called by Session::run after each layer that has outputs (Parameters, Consts and compute
+/// layers; not Results), in run order, with the layer's description (an element of
+/// Model::layers()) and its outputs, before the run lets go of them. The tensors are valid only
+/// during the call: clone() what must outlive it, and do not write to them. An exception it
+/// throws ends the run and propagates from Session::run.
+using LayerObserver = std::function<void(const LayerInfo& layer, std::span<const Tensor> outputs)>;
 
 /// Running state for one thread: create one Session per thread that runs the model.
 class Session {
@@ -211,9 +224,10 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   /// Runs the model. `inputs` maps each input's name (Parameter layer name or any of its tensor
-  /// names) to a tensor; input buffers are read in place, not copied. Returns every output by
-  /// PortInfo::name. Throws Error for a missing, unknown or ill-fitting input and for values
-  /// the ops reject. An output fed straight by an input shares the caller's buffer.
+  /// names) to a tensor; input buffers are read in place, not copied. Returns every output,
+  /// named by PortInfo::name, in Model::outputs() order. Throws Error for a missing, unknown or
+  /// ill-fitting input and for values the ops reject. An output fed straight by an input shares
+  /// the caller's buffer.
   ///
   /// The Session keeps the memory of outputs and of values between layers from one run to the
   /// next, and a run writes into such memory only when nobody else holds it: an output the
@@ -221,7 +235,35 @@ class Session {
   /// run's outputs before the next run lets it reuse their memory instead of allocating and
   /// first-touching it again. What the Session keeps between runs never exceeds the peak of a
   /// run's own tensors.
-  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+  Outputs run(const std::map<std::string, Tensor>& inputs);
+  /// The same, calling `observer` after each layer with its outputs (see LayerObserver).
+  Outputs run(const std::map<std::string, Tensor>& inputs, const LayerObserver& observer);
+
+  /// Has the runs write output `name` (a PortInfo::name) into `tensor`, typically a
+  /// Tensor::view of the caller's memory, instead of memory of the Session's; the Outputs of a
+  /// run then hold `tensor` for it. The layer that produces the output writes straight into it;
+  /// an output fed by an input or a Const is copied into it. Rules:
+  /// - the Session keeps a copy of the Tensor (so its keep_alive) until unbind_output(), another
+  ///   bind_output() of the name, or its own end; a view without keep_alive must stay valid as
+  ///   long as that;
+  /// - every run overwrites it, also when an earlier run's Outputs still hold it;
+  /// - it must not overlap an input or another bound output, nor be a read-only view;
+  /// - its type and shape must be those the run produces: checked here against the output's
+  ///   PortInfo (Error(usage)), and at every run against the real ones, before the layer
+  ///   writes; a mismatch (a dynamic output whose shape changed) fails the run with an
+  ///   Error(usage) naming the output and both types and shapes. Bind again or unbind then;
+  /// - it is not counted in SessionOptions::max_memory_bytes, as inputs are not;
+  /// - another output fed by the same value shares it when not bound itself, and gets a copy
+  ///   in its own bound tensor otherwise.
+  /// Throws Error(usage) for an unknown name or a tensor without data.
+  void bind_output(std::string_view name, Tensor tensor);
+  /// Lets the runs return output `name` in memory of the Session's again. Throws Error(usage)
+  /// for an unknown name; an output not bound is left as it is.
+  void unbind_output(std::string_view name);
+
+  /// The last run's layers and times when SessionOptions::profile is set; empty otherwise. After
+  /// a run that failed, the layers that finished before the failure, with total_ns 0.
+  const RunProfile& profile() const;
 
   const Model& model() const { return model_; }
   /// The options in force: max_memory_bytes, max_tensor_bytes and num_threads resolved (never

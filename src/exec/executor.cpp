@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <new>
@@ -223,8 +225,12 @@ ExecPlan make_plan(const Graph& graph) {
     plan.max_outputs = std::max(plan.max_outputs, step.output_count);
     plan.steps.push_back(std::move(step));
   }
-  for (const ExecPlan::Step& step : plan.steps)
-    if (graph.nodes[step.node].kind() == OpKind::result) plan.slots[step.inputs[0]].returned = true;
+  plan.result_slots.resize(graph.results.size());
+  for (const ExecPlan::Step& step : plan.steps) {
+    if (graph.nodes[step.node].kind() != OpKind::result) continue;
+    plan.slots[step.inputs[0]].returned = true;
+    plan.result_slots[step.io_index] = step.inputs[0];
+  }
   for (std::size_t slot = 0; slot < plan.slot_count; ++slot) {
     if (last_reader[slot] != SIZE_MAX)
       plan.steps[last_reader[slot]].release.push_back(slot);
@@ -339,17 +345,81 @@ class RunCleanup {
   bool finished_ = false;
 };
 
+/// Checks that the tensor bound to output `result` is what the run produces there.
+void check_bound(const RunHooks& hooks, std::size_t result, ElementType type, const Shape& shape,
+                 ErrorContext context = {}) {
+  const Tensor& bound = *hooks.bound[result];
+  if (bound.element_type() == type && bound.shape() == shape) return;
+  throw Error(ErrorCode::usage,
+              fmt::format("output '{}' is bound to a tensor of {} {}, but the run produces {} {}",
+                          hooks.outputs[result].name, to_string(bound.element_type()),
+                          to_string(bound.shape()), to_string(type), to_string(shape)),
+              std::move(context));
+}
+
+/// Copies `value` into the tensor bound to output `result`, once its type and shape are checked.
+Tensor copy_to_bound(const RunHooks& hooks, std::size_t result, const Tensor& value) {
+  check_bound(hooks, result, value.element_type(), value.shape());
+  Tensor bound = *hooks.bound[result];
+  if (bound.byte_size() != 0 && bound.data() != value.data())
+    std::memcpy(bound.data(), value.data(), value.byte_size());
+  return bound;
+}
+
+/// The clock of profiles, in nanoseconds.
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Appends a compute layer's record to the profile.
+void record_layer(const RunHooks& hooks, const ExecPlan::Step& step, std::span<const Tensor> inputs,
+                  std::span<const Tensor> outputs, std::int64_t run_start, std::int64_t start,
+                  std::int64_t end) {
+  const LayerInfo& info = (*hooks.layers)[step.node];
+  LayerProfile& p = hooks.profile->layers.emplace_back();
+  p.layer = step.node;
+  p.id = info.id;
+  p.name = info.name;
+  p.type = info.type;
+  p.version = info.version;
+  p.start_ns = start - run_start;
+  p.duration_ns = std::max<std::int64_t>(end - start, 0);
+  for (const Tensor& t : inputs) {
+    p.input_bytes += t.byte_size();
+    p.input_shapes.push_back(t.shape());
+  }
+  for (const Tensor& t : outputs) {
+    p.output_bytes += t.byte_size();
+    p.output_shapes.push_back(t.shape());
+  }
+}
+
 }  // namespace
 
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
                             const MemoryLimits& limits, const ExecContext& context,
-                            ExecState& state) {
+                            ExecState& state, const RunHooks& hooks) {
+  const std::int64_t run_start = hooks.profile ? now_ns() : 0;
+  if (hooks.profile) *hooks.profile = RunProfile();
   state.slots.resize(plan.slot_count);
   state.buffers.resize(plan.buffers.size());
   state.inputs.resize(plan.max_inputs);
   state.outputs.resize(plan.max_outputs);
   state.infos.resize(plan.max_inputs);
   state.slot_bytes.assign(plan.slot_count, 0);
+  state.slot_bound.assign(hooks.bound.empty() ? 0 : plan.slot_count, SIZE_MAX);
+  for (std::size_t r = 0; r < hooks.bound.size(); ++r) {
+    std::size_t& bound = state.slot_bound[plan.result_slots[r]];
+    if (hooks.bound[r] && bound == SIZE_MAX) bound = r;
+  }
+  // Whether the value in `slot` goes into a bound tensor; sets `result` to its output then.
+  const auto bound_result = [&](std::size_t slot, std::size_t& result) {
+    if (state.slot_bound.empty() || state.slot_bound[slot] == SIZE_MAX) return false;
+    result = state.slot_bound[slot];
+    return true;
+  };
   MemoryBudget budget(limits.max_memory_bytes);
   RunCleanup cleanup(plan, state);
   std::vector<Tensor>& slots = state.slots;
@@ -359,13 +429,32 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
     switch (node.kind()) {
       case OpKind::parameter:
         slots[step.first_output] = std::move(fed[step.io_index]);
+        if (hooks.observer)
+          (*hooks.observer)((*hooks.layers)[step.node], {&slots[step.first_output], 1});
         break;
       case OpKind::constant:
         slots[step.first_output] = node.value;
+        if (hooks.observer)
+          (*hooks.observer)((*hooks.layers)[step.node], {&slots[step.first_output], 1});
         break;
-      case OpKind::result:
-        results[step.io_index] = slots[step.inputs[0]];
-        if (graph.nodes[node.inputs[0].source_node].kind() == OpKind::constant) {
+      case OpKind::result: {
+        const std::size_t r = step.io_index;
+        const std::size_t slot = step.inputs[0];
+        const OpKind source = graph.nodes[node.inputs[0].source_node].kind();
+        results[r] = slots[slot];
+        if (!hooks.bound.empty() && hooks.bound[r]) {
+          // Written in place by its layer, or copied here.
+          std::size_t writer = SIZE_MAX;
+          if (source != OpKind::compute || !bound_result(slot, writer) || writer != r) {
+            try {
+              results[r] = copy_to_bound(hooks, r, results[r]);
+            } catch (const Error& e) {
+              throw graph.locate(e, node);
+            }
+          }
+          break;
+        }
+        if (source == OpKind::constant) {
           const Tensor& value = results[step.io_index];
           if (!budget.reserve(value.byte_size()))
             throw graph.locate(budget.exceeded(fmt::format("the copy of Const {} {}",
@@ -376,7 +465,9 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
           results[step.io_index] = value.clone();
         }
         break;
+      }
       case OpKind::compute: {
+        const std::int64_t start = hooks.profile ? now_ns() : 0;
         // execute() takes its inputs side by side: they are moved out of their slots and back,
         // or copied when a slot feeds two of them.
         const std::span<Tensor> inputs(state.inputs.data(), step.inputs.size());
@@ -388,6 +479,12 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
           if (step.shapes_fixed) {
             for (std::size_t k = 0; k < outputs.size(); ++k) {
               const ExecPlan::Slot& slot = plan.slots[step.first_output + k];
+              std::size_t result = 0;
+              if (bound_result(step.first_output + k, result)) {
+                check_bound(hooks, result, slot.type, slot.shape, output_context(k));
+                outputs[k] = *hooks.bound[result];
+                continue;
+              }
               std::size_t bytes = 0;
               if (slot.bytes && *slot.bytes <= limits.max_tensor_bytes &&
                   budget.reserve(*slot.bytes))
@@ -423,6 +520,12 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
                                         "the {} {} it inferred at load time",
                                         k, to_string(o.type), to_string(shape),
                                         to_string(port.type), to_string(port.shape)));
+              std::size_t result = 0;
+              if (bound_result(step.first_output + k, result)) {
+                check_bound(hooks, result, o.type, shape, output_context(k));
+                outputs[k] = *hooks.bound[result];
+                continue;
+              }
               state.slot_bytes[step.first_output + k] =
                   reserve_output(o.type, shape, k, limits, budget);
               outputs[k] =
@@ -441,6 +544,8 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
           throw graph.locate(Error(ErrorCode::value, "out of memory for the layer's outputs"),
                              node);
         }
+        if (hooks.profile) record_layer(hooks, step, inputs, outputs, run_start, start, now_ns());
+        if (hooks.observer) (*hooks.observer)((*hooks.layers)[step.node], outputs);
         for (std::size_t k = 0; k < outputs.size(); ++k)
           slots[step.first_output + k] = std::move(outputs[k]);
         for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -459,6 +564,7 @@ std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vecto
     for (std::size_t b : step.drop) state.buffers[b].reset();
   }
   cleanup.finished();
+  if (hooks.profile) hooks.profile->total_ns = now_ns() - run_start;
   return results;
 }
 

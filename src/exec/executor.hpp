@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "irlite/model.hpp"
 
 namespace irlite {
 
@@ -61,6 +63,8 @@ struct ExecPlan {
   /// Buffers not kept across runs whose last value is an output: the Session lets go of them
   /// when the run ends, the caller holds them.
   std::vector<std::size_t> drop_at_end;
+  /// Per Result (graph.results order): the slot it returns.
+  std::vector<std::size_t> result_slots;
   std::size_t slot_count = 0;
   std::size_t max_inputs = 0;
   std::size_t max_outputs = 0;
@@ -83,6 +87,23 @@ struct ExecState {
   std::vector<ValueInfo> infos;
   /// Per slot: the bytes its value holds against the run's budget.
   std::vector<std::size_t> slot_bytes;
+  /// Per slot: the Result whose bound tensor a layer writes the value into; SIZE_MAX for none.
+  std::vector<std::size_t> slot_bound;
+};
+
+/// What a run does besides computing the outputs. Each part is optional.
+struct RunHooks {
+  /// Empty, or per Result (graph.results order): the caller's tensor the output goes into, if
+  /// any (Session::bind_output).
+  std::span<const std::optional<Tensor>> bound;
+  /// Per Result: its description, naming it in errors about a bound tensor. Needed with `bound`.
+  std::span<const PortInfo> outputs;
+  /// Model::layers(). Needed with `profile` or `observer`.
+  const std::vector<LayerInfo>* layers = nullptr;
+  /// Filled with the run's compute layers and times when not null.
+  RunProfile* profile = nullptr;
+  /// Called after each layer that has outputs when not null.
+  const LayerObserver* observer = nullptr;
 };
 
 /// What one run may allocate.
@@ -105,9 +126,12 @@ struct MemoryLimits {
 /// is released, right after its last reader (after its own layer when nothing reads it), and a
 /// returned output stays in it to the end. An output is written into its slot's buffer in `state`
 /// when nobody else holds that buffer (an output of an earlier run the caller dropped), else into
-/// fresh memory. Throws Error placed at the failing layer.
+/// fresh memory. An output bound in `hooks` is written into the bound tensor instead (not
+/// counted against the budget), after its type and shape are checked; one fed by a Parameter, a
+/// Const or a value another bound output holds is copied into it. Throws Error placed at the
+/// failing layer.
 std::vector<Tensor> execute(const Graph& graph, const ExecPlan& plan, std::vector<Tensor> fed,
                             const MemoryLimits& limits, const ExecContext& context,
-                            ExecState& state);
+                            ExecState& state, const RunHooks& hooks = {});
 
 }  // namespace irlite

@@ -307,7 +307,7 @@ template <class... Args>
   throw Mismatch(fmt::format(format, std::forward<Args>(args)...));
 }
 
-const Tensor& output(const std::map<std::string, Tensor>& outputs, const Value& v) {
+const Tensor& output(const irlite::Outputs& outputs, const Value& v) {
   const auto it = outputs.find(v.name);
   if (it == outputs.end()) mismatch("no output '{}'", v.name);
   const Tensor& t = it->second;
@@ -437,7 +437,7 @@ void check_embsum(const Workload& w, std::span<const float> table,
   });
 }
 
-void check(const Workload& w, Case& c, const std::map<std::string, Tensor>& outputs) {
+void check(const Workload& w, Case& c, const irlite::Outputs& outputs) {
   const auto f32 = [&](std::size_t i) { return c.buffers[i].as<const float>(); };
   const auto i64 = [&](std::size_t i) { return c.buffers[i].as<const std::int64_t>(); };
   const std::vector<Value>& o = c.graph.outputs;
@@ -508,7 +508,7 @@ void bench(const Workload& w, unsigned threads, std::size_t reps, const fs::path
   irlite::Session session(model, options);
   std::size_t output_bytes = 0;
   {
-    const std::map<std::string, Tensor> outputs = session.run(c.inputs);
+    const irlite::Outputs outputs = session.run(c.inputs);
     check(w, c, outputs);
     for (const auto& [name, t] : outputs) output_bytes += t.byte_size();
   }

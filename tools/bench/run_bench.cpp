@@ -226,11 +226,11 @@ int main(int argc, char** argv) {
       Session session(model, SessionOptions{0, 1});
       std::vector<double> ms;
       std::vector<long> faults;
-      std::map<std::string, Tensor> kept;
+      irlite::Outputs kept;
       for (int r = 0; r < reps; ++r) {
         const long f0 = minor_faults();
         const auto start = std::chrono::steady_clock::now();
-        std::map<std::string, Tensor> out = session.run(w.inputs);
+        irlite::Outputs out = session.run(w.inputs);
         const auto stop = std::chrono::steady_clock::now();
         faults.push_back(minor_faults() - f0);
         ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());

@@ -65,6 +65,14 @@ struct RunOptions {
   /// --max-memory text: the run's memory budget, which the random inputs must fit in too.
   /// Empty: the library's default.
   std::string max_memory;
+  /// How many times to run (--repeat); the outputs printed are the last run's.
+  std::size_t repeat = 1;
+  /// --profile: print each layer's median time over the runs.
+  bool profile = false;
+  /// --profile-json: the Chrome trace file to write; empty for none.
+  std::string profile_json;
+  /// --dump: the directory every layer's outputs of the first run are saved to; empty for none.
+  std::string dump_dir;
 };
 
 struct InspectOptions {

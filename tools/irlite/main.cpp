@@ -36,11 +36,18 @@ going over is an error, raised before anything that large is allocated.
 For every output it prints the element type, shape, min, max, mean, NaN and infinity
 counts and the first values; with -o DIR it saves DIR/NAME.npy (characters of NAME other
 than letters, digits, '.', '-' and '_' become '_').
+-n N runs the model N times on the same inputs. --profile then prints each compute layer's
+median time, share of the run, output bytes and GB/s ((input + output bytes) / time),
+and the times by op type-version; --profile-json FILE writes the runs as a Chrome trace
+(chrome://tracing, ui.perfetto.dev). --dump DIR saves every layer's outputs of the first
+run as DIR/ID_NAME.outPORT.npy (PORT: the IR port id) and lists them in DIR/index.json.
 
 Examples:
   irlite run model.xml
   irlite run model.xml -i input=x.npy -i k=k.npy -o out/
-  irlite run model.xml --shape 'x=[2,3]' --seed 7 --values 16)";
+  irlite run model.xml --shape 'x=[2,3]' --seed 7 --values 16
+  irlite run model.xml -n 20 --profile --profile-json trace.json
+  irlite run model.xml --dump layers/)";
 
 constexpr const char* kInspectHelp = R"(
 Prints the model's inputs and outputs, then one row per layer in run order: id, name,
@@ -157,6 +164,15 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--values", run.values, "How many values to print per output (default 8)")
       ->type_name("N")
       ->check(CLI::Range(0, 1000000));
+  run_cmd->add_option("-n,--repeat", run.repeat, "Run N times (default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000));
+  run_cmd->add_flag("--profile", run.profile, "Print each layer's median time over the runs");
+  run_cmd
+      ->add_option("--profile-json", run.profile_json, "Write the runs' layers as a Chrome trace")
+      ->type_name("FILE");
+  run_cmd->add_option("--dump", run.dump_dir, "Save every layer's outputs to DIR (first run)")
+      ->type_name("DIR");
 
   InspectOptions inspect;
   CLI::App* inspect_cmd =

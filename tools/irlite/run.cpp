@@ -7,11 +7,15 @@
 #include <filesystem>
 #include <memory>
 #include <new>
+#include <optional>
 #include <set>
+#include <span>
 
 #include "commands.hpp"
 #include "core/text.hpp"
+#include "dump.hpp"
 #include "npy.hpp"
+#include "profile.hpp"
 #include "summary.hpp"
 
 namespace irlite::cli {
@@ -126,25 +130,13 @@ Tensor random_input(const PortInfo& port, const Shape& shape, std::uint64_t seed
   }
 }
 
-// A file name from an output name: path separators and other characters a shell or a file
-// system may trip on become '_'.
-std::string file_stem(const std::string& name) {
-  std::string s = name;
-  for (char& c : s) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '_' || c == '-' || c == '.';
-    if (!safe) c = '_';
-  }
-  if (s.empty() || s[0] == '.') s = "_" + s;
-  return s;
-}
-
 }  // namespace
 
 int run_command(const RunOptions& options) {
   const auto overrides = parse_shape_overrides(options.shapes);
   SessionOptions session_options;
   session_options.num_threads = options.threads;
+  session_options.profile = options.profile || !options.profile_json.empty();
   if (!options.max_memory.empty())
     session_options.max_memory_bytes = parse_byte_size(options.max_memory, "--max-memory");
   LoadOptions load;
@@ -190,7 +182,23 @@ int run_command(const RunOptions& options) {
     source[i] = fmt::format("random (seed {})", options.seed);
   }
 
-  const auto results = session.run(feeds);
+  std::optional<LayerDump> dump;
+  if (!options.dump_dir.empty()) dump.emplace(options.dump_dir);
+  // The first run feeds the dump; each later one drops the previous outputs first, so that it
+  // reuses their memory as a caller running in a loop would.
+  Outputs results;
+  std::vector<RunProfile> profiles;
+  for (std::size_t n = 0; n < options.repeat; ++n) {
+    results = Outputs();
+    if (n == 0 && dump)
+      results = session.run(feeds, [&](const LayerInfo& layer, std::span<const Tensor> outputs) {
+        dump->save(layer, outputs);
+      });
+    else
+      results = session.run(feeds);
+    if (session_options.profile) profiles.push_back(session.profile());
+  }
+  if (dump) dump->write_index(model);
 
   std::filesystem::path dir;
   if (!options.output_dir.empty()) {
@@ -247,15 +255,20 @@ int run_command(const RunOptions& options) {
                summary_stats(t));
     if (!t.empty()) fmt::print("  {:<{}}  {}\n", "", name_width, summary_values(t, options.values));
     if (!dir.empty()) {
-      std::string stem = file_stem(out.name);
+      std::string stem = safe_file_stem(out.name);
       for (int n = 2; used_files.count(stem); ++n)
-        stem = file_stem(out.name) + "_" + std::to_string(n);
+        stem = safe_file_stem(out.name) + "_" + std::to_string(n);
       used_files.insert(stem);
       const auto path = dir / (stem + ".npy");
       npy::write(path, t);
       fmt::print("  {:<{}}  saved to {}\n", "", name_width, escape_nonprintable(path.string()));
     }
   }
+  if (dump)
+    fmt::print("layer outputs: {} files in {} (index.json)\n", dump->file_count(),
+               escape_nonprintable(dump->dir().string()));
+  if (options.profile) print_profile(model, profiles, stdout);
+  if (!options.profile_json.empty()) write_chrome_trace(model, profiles, options.profile_json);
   return kExitOk;
 }
 
