@@ -24,6 +24,7 @@ class UsageError : public std::runtime_error {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;  ///< a model, input or file problem
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitMismatch = 3;  ///< run --expect: an output differs from its reference
 
 /// Prints `irlite: error: <message>` (or `warning`) to stderr as one line.
 void print_error(const std::string& message);
@@ -65,6 +66,10 @@ struct RunOptions {
   /// --max-memory text: the run's memory budget, which the random inputs must fit in too.
   /// Empty: the library's default.
   std::string max_memory;
+  bool json = false;                 ///< one JSON document instead of the text summary
+  std::vector<std::string> expect;   ///< --expect texts: `NAME=REF.npy`, `REF.npy`, `REF.npz`
+  std::string expect_dir;            ///< --expect-dir: a folder of NAME.npy references
+  std::optional<double> atol, rtol;  ///< tolerances for all floating-point outputs
 };
 
 struct InspectOptions {

@@ -1,5 +1,6 @@
 // The `irlite` command: run and inspect OpenVINO IR models.
-// Exit status: 0 success, 1 a model, input or file error, 2 a command-line error.
+// Exit status: 0 success, 1 a model, input or file error, 2 a command-line error, 3 an output
+// that differs from its `run --expect` reference.
 
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "options.hpp"
 
 namespace {
 
@@ -61,7 +63,8 @@ Examples:
   irlite ops --json)";
 
 constexpr const char* kMainHelp = R"(
-Exit status: 0 success, 1 model, input or file error, 2 command-line error.
+Exit status: 0 success, 1 model, input or file error, 2 command-line error,
+3 an output differs from its 'run --expect' reference.
 
 Examples:
   irlite run model.xml -i x=x.npy -o out/
@@ -157,6 +160,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--values", run.values, "How many values to print per output (default 8)")
       ->type_name("N")
       ->check(CLI::Range(0, 1000000));
+  add_run_check_options(*run_cmd, run);
 
   InspectOptions inspect;
   CLI::App* inspect_cmd =
