@@ -72,6 +72,24 @@ struct RunOptions {
   std::optional<double> atol, rtol;  ///< tolerances for all floating-point outputs
 };
 
+struct BenchOptions {
+  std::string model;
+  unsigned threads = 0;  ///< threads per layer; 0: one per CPU
+  std::string weights;
+  std::vector<std::string> inputs;  ///< as RunOptions::inputs
+  std::vector<std::string> shapes;
+  std::uint64_t seed = 0;
+  std::string max_memory;  ///< as RunOptions::max_memory
+  /// Timed runs: exactly `iterations`, or as many as fit in `seconds`; neither given, whichever
+  /// of kBenchIterations and kBenchSeconds comes first.
+  std::optional<std::size_t> iterations;
+  std::optional<double> seconds;
+  std::size_t warmup = 1;  ///< untimed runs after the first
+  bool json = false;
+};
+inline constexpr std::size_t kBenchIterations = 1000;
+inline constexpr double kBenchSeconds = 3;
+
 struct InspectOptions {
   std::string model;
   std::string weights;
@@ -81,6 +99,7 @@ struct InspectOptions {
 
 /// Each returns the exit status; irlite::Error and UsageError propagate to main.
 int run_command(const RunOptions& options);
+int bench_command(const BenchOptions& options);
 int inspect_command(const InspectOptions& options);
 int ops_command(bool json);
 

@@ -68,6 +68,7 @@ Exit status: 0 success, 1 model, input or file error, 2 command-line error,
 
 Examples:
   irlite run model.xml -i x=x.npy -o out/
+  irlite bench model.xml -n 500
   irlite inspect model.xml --shape 'x=[?,3]'
   irlite ops
 Run 'irlite COMMAND --help' for a command's options.)";
@@ -162,6 +163,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   add_run_check_options(*run_cmd, run);
 
+  BenchOptions bench;
+  std::string bench_seed = "0";
+  CLI::App* bench_cmd = add_bench_subcommand(app, bench, bench_seed);
+
   InspectOptions inspect;
   CLI::App* inspect_cmd =
       app.add_subcommand("inspect", "Show a model's layers, inferred shapes and problems");
@@ -187,14 +192,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with status 0: print them to stdout.
     if (e.get_exit_code() == 0) return app.exit(e, std::cout, std::cerr);
-    if (!run_cmd->parsed() && !inspect_cmd->parsed() && !ops_cmd->parsed()) {
-      if (const auto unknown = unknown_subcommand(argc, argv, {run_cmd, inspect_cmd, ops_cmd})) {
+    if (!run_cmd->parsed() && !bench_cmd->parsed() && !inspect_cmd->parsed() &&
+        !ops_cmd->parsed()) {
+      if (const auto unknown =
+              unknown_subcommand(argc, argv, {run_cmd, bench_cmd, inspect_cmd, ops_cmd})) {
         print_error(*unknown);
         return kExitUsage;
       }
     }
     std::string hint = "irlite --help";
-    for (const CLI::App* sub : {run_cmd, inspect_cmd, ops_cmd})
+    for (const CLI::App* sub : {run_cmd, bench_cmd, inspect_cmd, ops_cmd})
       if (sub->parsed()) hint = fmt::format("irlite {} --help", sub->get_name());
     print_error(fmt::format("{} (see '{}')", e.what(), hint));
     return kExitUsage;
@@ -204,6 +211,10 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) {
       run.seed = parse_seed(seed);
       return run_command(run);
+    }
+    if (bench_cmd->parsed()) {
+      bench.seed = parse_seed(bench_seed);
+      return bench_command(bench);
     }
     if (inspect_cmd->parsed()) return inspect_command(inspect);
     return ops_command(ops_json);

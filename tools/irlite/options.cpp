@@ -25,6 +25,21 @@ differs from its --expect reference.
   irlite run model.xml -i inputs.npz -o out.npz
   irlite run model.xml --expect-dir ref/ --json)";
 
+constexpr const char* kBenchHelp = R"(
+Times runs of the model on the inputs 'irlite run' would feed it (-i, --shape and --seed
+as there). It loads the model, runs it once (the first run, timed apart), runs --warmup
+more times untimed, then times -n ITERATIONS runs, or runs for -t SECONDS; without either,
+it stops at 1000 runs or 3 seconds, whichever comes first. It prints the load and
+first-run times, the latency of the timed runs (min, median, mean, p90, p99, max),
+throughput, the peak resident memory and the thread count; --json prints one JSON
+object instead (see the README for its fields). While it runs, a progress line is
+shown on stderr when stderr is a terminal.
+
+Examples:
+  irlite bench model.xml
+  irlite bench model.xml -i x=x.npy -n 500 --threads 1
+  irlite bench model.xml -t 10 --json > bench.json)";
+
 }  // namespace
 
 void add_run_check_options(CLI::App& run, RunOptions& options) {
@@ -43,6 +58,43 @@ void add_run_check_options(CLI::App& run, RunOptions& options) {
   run.add_option("--rtol", options.rtol, "Relative tolerance of --expect for floats")
       ->type_name("R")
       ->check(CLI::NonNegativeNumber);
+}
+
+CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string& seed) {
+  CLI::App* bench = app.add_subcommand("bench", "Time a model's runs: latency, throughput, memory");
+  bench->footer(kBenchHelp);
+  bench->add_option("model", options.model, "The model's .xml file")
+      ->required()
+      ->type_name("MODEL.xml");
+  bench->add_option("-i,--input", options.inputs, "An input's data (repeatable)")
+      ->type_name("[NAME=]FILE.npy|FILE.npz")
+      ->allow_extra_args(false);
+  bench->add_option("--shape", options.shapes, "Set an input's shape (repeatable)")
+      ->type_name("[NAME=][DIMS]")
+      ->allow_extra_args(false);
+  bench->add_option("--threads", options.threads, "Threads per layer (default: one per CPU)")
+      ->type_name("N")
+      ->check(CLI::Range(0u, 4096u));
+  CLI::Option* iterations =
+      bench->add_option("-n,--iterations", options.iterations, "Time exactly N runs")
+          ->type_name("N")
+          ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
+  bench->add_option("-t,--time", options.seconds, "Time runs for this many seconds")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(1e-3, 1e6))
+      ->excludes(iterations);
+  bench->add_option("--warmup", options.warmup, "Untimed runs after the first (default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30));
+  bench->add_flag("--json", options.json, "Print one JSON object instead of text");
+  bench
+      ->add_option("--max-memory", options.max_memory,
+                   "Memory budget of a run and of the random inputs (default: half the RAM)")
+      ->type_name("SIZE");
+  bench->add_option("--seed", seed, "Seed of the random inputs (default 0)")->type_name("N");
+  bench->add_option("-w,--weights", options.weights, "The .bin file (default: beside the .xml)")
+      ->type_name("FILE.bin");
+  return bench;
 }
 
 }  // namespace irlite::cli

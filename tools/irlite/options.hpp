@@ -1,6 +1,6 @@
 #pragma once
-// The command-line options of `irlite run`'s checks (--json, --expect), declared apart from
-// main.cpp's other options.
+// The command-line options of `irlite bench` and of `irlite run`'s checks (--json, --expect),
+// declared apart from main.cpp's other options.
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -12,5 +12,8 @@ namespace irlite::cli {
 /// Adds `--json`, `--expect`, `--expect-dir`, `--atol` and `--rtol` to the `run` subcommand,
 /// and their description to its help.
 void add_run_check_options(CLI::App& run, RunOptions& options);
+
+/// Adds the `bench` subcommand; `seed` receives the --seed text.
+CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string& seed);
 
 }  // namespace irlite::cli
