@@ -1,6 +1,8 @@
 // The command's .npz reader and writer: round trips, archives from NumPy's savez_compressed, and
 // the errors on truncated and corrupt archives.
 
+#include "npz.hpp"
+
 #include <doctest/doctest.h>
 #include <zlib.h>
 
@@ -12,7 +14,6 @@
 
 #include "irlite/irlite.hpp"
 #include "npy.hpp"
-#include "npz.hpp"
 
 using namespace irlite;
 
@@ -40,6 +41,68 @@ std::size_t find_record(const std::string& zip, const char* signature, std::size
 
 void put32(std::string& zip, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) zip[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// Appends `v` as `width` little-endian bytes.
+void append(std::string& out, std::uint64_t v, int width) {
+  for (int i = 0; i < width; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// An archive of one stored member, x.npy, in the ZIP64 form: every 32-bit size, offset and count
+// all ones, the real values in ZIP64 extra fields and the ZIP64 end record.
+std::string zip64_archive(const std::string& image) {
+  const auto crc = static_cast<std::uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(image.data()), static_cast<uInt>(image.size())));
+  std::string out;
+  append(out, 0x04034b50, 4);
+  for (const std::uint64_t v : {45, 0, 0, 0, 0x21}) append(out, v, 2);
+  append(out, crc, 4);
+  append(out, 0xffffffff, 4);
+  append(out, 0xffffffff, 4);
+  append(out, 5, 2);
+  append(out, 20, 2);
+  out += "x.npy";
+  append(out, 1, 2);
+  append(out, 16, 2);
+  append(out, image.size(), 8);
+  append(out, image.size(), 8);
+  out += image;
+  const std::size_t directory = out.size();
+  append(out, 0x02014b50, 4);
+  for (const std::uint64_t v : {45, 45, 0, 0, 0, 0x21}) append(out, v, 2);
+  append(out, crc, 4);
+  append(out, 0xffffffff, 4);
+  append(out, 0xffffffff, 4);
+  for (const std::uint64_t v : {5, 28, 0, 0, 0}) append(out, v, 2);
+  append(out, 0, 4);
+  append(out, 0xffffffff, 4);
+  out += "x.npy";
+  append(out, 1, 2);
+  append(out, 24, 2);
+  append(out, image.size(), 8);
+  append(out, image.size(), 8);
+  append(out, 0, 8);
+  const std::size_t end64 = out.size();
+  append(out, 0x06064b50, 4);
+  append(out, 44, 8);
+  append(out, 45, 2);
+  append(out, 45, 2);
+  append(out, 0, 4);
+  append(out, 0, 4);
+  append(out, 1, 8);
+  append(out, 1, 8);
+  append(out, end64 - directory, 8);
+  append(out, directory, 8);
+  append(out, 0x07064b50, 4);
+  append(out, 0, 4);
+  append(out, end64, 8);
+  append(out, 1, 4);
+  append(out, 0x06054b50, 4);
+  for (const std::uint64_t v : {0, 0, 0xffff, 0xffff}) append(out, v, 2);
+  append(out, 0xffffffff, 4);
+  append(out, 0xffffffff, 4);
+  append(out, 0, 2);
+  return out;
 }
 
 }  // namespace
@@ -73,6 +136,27 @@ TEST_CASE("npz: reads NumPy's savez_compressed") {
   CHECK(arrays[1].tensor.values<std::int64_t>()[3] == std::int64_t{1} << 40);
   CHECK(arrays[3].tensor.element_type() == ElementType::u16);
   CHECK(arrays[4].tensor.shape() == Shape{});
+}
+
+TEST_CASE("npz: reads ZIP64 sizes, offsets and counts") {
+  Tensor x(ElementType::i16, {3});
+  x.data<std::int16_t>()[2] = -5;
+  const std::string zip = zip64_archive(npy::encode(x));
+  const auto arrays = npz::decode(as_bytes(zip), "t.npz");
+  REQUIRE(arrays.size() == 1);
+  CHECK(arrays[0].name == "x");
+  CHECK(arrays[0].tensor.values<std::int16_t>()[2] == -5);
+  // Without its locator, the end record points nowhere.
+  std::string bad = zip;
+  bad[zip.size() - 22 - 20] = 'X';
+  CHECK_THROWS_WITH_AS(npz::decode(as_bytes(bad), "t.npz"),
+                       doctest::Contains("defers to a ZIP64 record that is missing"), Error);
+  // A ZIP64 extra field too short for the values it must hold.
+  bad = zip;
+  const std::size_t central = find_record(zip, "PK\x01\x02");
+  bad[central + 46 + 5 + 2] = 8;
+  CHECK_THROWS_WITH_AS(npz::decode(as_bytes(bad), "t.npz"),
+                       doctest::Contains("member 'x.npy': its ZIP64 field is too short"), Error);
 }
 
 TEST_CASE("npz: every truncation and every corrupt byte is an error or a valid archive") {
