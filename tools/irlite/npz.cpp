@@ -13,6 +13,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/buffer.hpp"
 #include "core/file.hpp"
 #include "core/text.hpp"
 #include "irlite/error.hpp"
@@ -246,8 +247,10 @@ std::vector<std::byte> member_bytes(const Reader& in, const Member& m, const std
   if (m.method == kDeflated && m.size > m.compressed * kMaxDeflateRatio + 64)
     member_fail(fmt::format("declares {} bytes inflated from {}, more than deflate can produce",
                             m.size, m.compressed));
-  if (m.size > std::numeric_limits<std::size_t>::max())
-    member_fail(fmt::format("{} bytes do not fit in memory", m.size));
+  // What inflates within that ratio can still be more than the machine holds.
+  if (m.size > physical_memory())
+    member_fail(fmt::format("declares {} bytes, more than the machine's {} bytes of memory", m.size,
+                            physical_memory()));
 
   std::vector<std::byte> out(static_cast<std::size_t>(m.size));
   if (m.method == kStored) {
