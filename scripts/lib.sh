@@ -3,7 +3,7 @@
 # Debian packages irlite needs, and the build the README's commands use.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-packages=(cmake ninja-build g++ pkgconf libpugixml-dev libfmt-dev doctest-dev libcli11-dev nlohmann-json3-dev)
+packages=(cmake ninja-build g++ pkgconf libpugixml-dev libfmt-dev doctest-dev libcli11-dev nlohmann-json3-dev zlib1g-dev)
 
 # Installs the Debian packages named that are not installed yet (apt-get, as root or through sudo).
 apt_install() {

@@ -542,8 +542,8 @@ TEST_CASE("cli: a .bin beside the model that is a directory is named as one") {
 
 TEST_CASE("cli: an unknown subcommand is named, with the closest one") {
   check_error(cli({"frob"}), 2,
-              "unknown subcommand 'frob'; did you mean 'run'? (subcommands: run, inspect, ops; "
-              "see 'irlite --help')");
+              "unknown subcommand 'frob'; did you mean 'run'? (subcommands: run, bench, inspect, "
+              "ops; see 'irlite --help')");
   check_error(cli({"inspekt", kData + "dynamic.xml"}), 2,
               "unknown subcommand 'inspekt'; did you mean 'inspect'?");
   check_error(cli({"--frob", "opz"}), 2, "unknown subcommand 'opz'; did you mean 'ops'?");

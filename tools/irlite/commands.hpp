@@ -24,6 +24,7 @@ class UsageError : public std::runtime_error {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;  ///< a model, input or file problem
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitMismatch = 3;  ///< run --expect: an output differs from its reference
 
 /// Prints `irlite: error: <message>` (or `warning`) to stderr as one line.
 void print_error(const std::string& message);
@@ -73,7 +74,29 @@ struct RunOptions {
   std::string profile_json;
   /// --dump: the directory every layer's outputs of the first run are saved to; empty for none.
   std::string dump_dir;
+  bool json = false;                 ///< one JSON document instead of the text summary
+  std::vector<std::string> expect;   ///< --expect texts: `NAME=REF.npy`, `REF.npy`, `REF.npz`
+  std::string expect_dir;            ///< --expect-dir: a folder of NAME.npy references
+  std::optional<double> atol, rtol;  ///< tolerances for all floating-point outputs
 };
+
+struct BenchOptions {
+  std::string model;
+  unsigned threads = 0;  ///< threads per layer; 0: one per CPU
+  std::string weights;
+  std::vector<std::string> inputs;  ///< as RunOptions::inputs
+  std::vector<std::string> shapes;
+  std::uint64_t seed = 0;
+  std::string max_memory;  ///< as RunOptions::max_memory
+  /// Timed runs: exactly `iterations`, or as many as fit in `seconds`; neither given, whichever
+  /// of kBenchIterations and kBenchSeconds comes first.
+  std::optional<std::size_t> iterations;
+  std::optional<double> seconds;
+  std::size_t warmup = 1;  ///< untimed runs after the first
+  bool json = false;
+};
+inline constexpr std::size_t kBenchIterations = 1000;
+inline constexpr double kBenchSeconds = 3;
 
 struct InspectOptions {
   std::string model;
@@ -84,6 +107,7 @@ struct InspectOptions {
 
 /// Each returns the exit status; irlite::Error and UsageError propagate to main.
 int run_command(const RunOptions& options);
+int bench_command(const BenchOptions& options);
 int inspect_command(const InspectOptions& options);
 int ops_command(bool json);
 

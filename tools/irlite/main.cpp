@@ -1,5 +1,6 @@
 // The `irlite` command: run and inspect OpenVINO IR models.
-// Exit status: 0 success, 1 a model, input or file error, 2 a command-line error.
+// Exit status: 0 success, 1 a model, input or file error, 2 a command-line error, 3 an output
+// that differs from its `run --expect` reference.
 
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "options.hpp"
 
 namespace {
 
@@ -68,10 +70,12 @@ Examples:
   irlite ops --json)";
 
 constexpr const char* kMainHelp = R"(
-Exit status: 0 success, 1 model, input or file error, 2 command-line error.
+Exit status: 0 success, 1 model, input or file error, 2 command-line error,
+3 an output differs from its 'run --expect' reference.
 
 Examples:
   irlite run model.xml -i x=x.npy -o out/
+  irlite bench model.xml -n 500
   irlite inspect model.xml --shape 'x=[?,3]'
   irlite ops
 Run 'irlite COMMAND --help' for a command's options.)";
@@ -173,6 +177,11 @@ int main(int argc, char** argv) {
       ->type_name("FILE");
   run_cmd->add_option("--dump", run.dump_dir, "Save every layer's outputs to DIR (first run)")
       ->type_name("DIR");
+  add_run_check_options(*run_cmd, run);
+
+  BenchOptions bench;
+  std::string bench_seed = "0";
+  CLI::App* bench_cmd = add_bench_subcommand(app, bench, bench_seed);
 
   InspectOptions inspect;
   CLI::App* inspect_cmd =
@@ -199,14 +208,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with status 0: print them to stdout.
     if (e.get_exit_code() == 0) return app.exit(e, std::cout, std::cerr);
-    if (!run_cmd->parsed() && !inspect_cmd->parsed() && !ops_cmd->parsed()) {
-      if (const auto unknown = unknown_subcommand(argc, argv, {run_cmd, inspect_cmd, ops_cmd})) {
+    if (!run_cmd->parsed() && !bench_cmd->parsed() && !inspect_cmd->parsed() &&
+        !ops_cmd->parsed()) {
+      if (const auto unknown =
+              unknown_subcommand(argc, argv, {run_cmd, bench_cmd, inspect_cmd, ops_cmd})) {
         print_error(*unknown);
         return kExitUsage;
       }
     }
     std::string hint = "irlite --help";
-    for (const CLI::App* sub : {run_cmd, inspect_cmd, ops_cmd})
+    for (const CLI::App* sub : {run_cmd, bench_cmd, inspect_cmd, ops_cmd})
       if (sub->parsed()) hint = fmt::format("irlite {} --help", sub->get_name());
     print_error(fmt::format("{} (see '{}')", e.what(), hint));
     return kExitUsage;
@@ -216,6 +227,10 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) {
       run.seed = parse_seed(seed);
       return run_command(run);
+    }
+    if (bench_cmd->parsed()) {
+      bench.seed = parse_seed(bench_seed);
+      return bench_command(bench);
     }
     if (inspect_cmd->parsed()) return inspect_command(inspect);
     return ops_command(ops_json);

@@ -1,232 +1,45 @@
-// `irlite run`: feeds a model .npy files or seeded random inputs, prints a summary of every
-// output and optionally saves the outputs as .npy files.
+// `irlite run`: feeds a model .npy or .npz files or seeded random inputs, prints a summary of
+// every output (or one JSON document), optionally saves the outputs as .npy files or one .npz and
+// compares them with references.
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <memory>
-#include <new>
+#include <chrono>
 #include <optional>
-#include <set>
 #include <span>
 
 #include "commands.hpp"
 #include "core/text.hpp"
 #include "dump.hpp"
-#include "npy.hpp"
+#include "expect.hpp"
+#include "inputs.hpp"
+#include "outputs.hpp"
 #include "profile.hpp"
+#include "run_json.hpp"
 #include "summary.hpp"
 
 namespace irlite::cli {
 namespace {
 
-struct InputFile {
-  std::size_t index = 0;  ///< into Model::inputs()
-  std::string path;
-};
+using Clock = std::chrono::steady_clock;
 
-// `-i NAME=FILE.npy` or `-i FILE.npy`. Input and file names may both contain '=', so the
-// split is the first '=' whose left side names an input of the model.
-InputFile resolve_input_file(const std::string& text, const Model& model) {
-  if (text.empty() || text.back() == '=')
-    throw UsageError(fmt::format("-i '{}': the file name is empty", text));
-  for (std::size_t eq = text.find('='); eq != std::string::npos; eq = text.find('=', eq + 1)) {
-    if (const auto index = model.find_input(text.substr(0, eq)))
-      return {*index, text.substr(eq + 1)};
-  }
-  const std::size_t n = model.inputs().size();
-  const std::size_t eq = text.find('=');
-  std::error_code ec;
-  if (n == 1 && (eq == std::string::npos || std::filesystem::is_regular_file(text, ec)))
-    return {0, text};
-  if (eq == std::string::npos)
-    throw UsageError(fmt::format("-i {}: the model has {} inputs ({}); write -i NAME=FILE.npy",
-                                 text, n, input_list(model)));
-  throw Error(ErrorCode::input, fmt::format("-i {}: the model has no input '{}' (inputs: {})", text,
-                                            text.substr(0, eq), input_list(model)));
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Reads an input's .npy and checks it against the model input, so that a mismatch names the
-// file as well as the input.
-Tensor load_input(const InputFile& file, const PortInfo& port) {
-  Tensor t = npy::read(file.path);
-  ErrorContext context;
-  context.file = file.path;
-  // bf16 has no NumPy dtype: the file holds the raw bits as uint16.
-  if (port.element_type == ElementType::bf16 && t.element_type() == ElementType::u16) {
-    auto owner = std::make_shared<Tensor>(t);
-    t = Tensor::view(ElementType::bf16, owner->shape(), owner->data(), owner);
-  }
-  if (t.element_type() != port.element_type || !port.shape.accepts(t.shape())) {
-    std::string hint;
-    if (port.element_type == ElementType::bf16)
-      hint = " (a bf16 input is read from the raw bits as dtype '<u2', e.g. np.uint16)";
-    else if (t.element_type() != port.element_type)
-      hint = fmt::format(" (save it with dtype '{}')", npy::descr(port.element_type));
-    throw Error(ErrorCode::input,
-                fmt::format("input '{}' expects {} {}, but the file holds {} {}{}", port.name,
-                            to_string(port.element_type), to_string(port.shape),
-                            to_string(t.element_type()), to_string(t.shape()), hint),
-                std::move(context));
-  }
-  return t;
-}
-
-// The shape a random input takes: each dynamic dimension its lower bound, or 1 when that is 0.
-Shape random_shape(const PortInfo& port) {
-  if (!port.shape.rank_is_static())
-    throw Error(ErrorCode::input,
-                fmt::format("input '{}' has a dynamic rank; give its shape with --shape {}=[dims] "
-                            "or its data with -i {}=FILE.npy",
-                            port.name, port.name, port.name));
-  Shape shape;
-  for (const Dimension& d : port.shape.dims())
-    shape.push_back(d.is_static() || d.min() > 0 ? d.min() : 1);
-  return shape;
-}
-
-// The bytes of a tensor of this shape, SIZE_MAX when they overflow.
-std::size_t byte_size(const PortInfo& port, const Shape& shape) {
-  const auto count = element_count(shape);
-  const std::size_t width = element_size(port.element_type);
-  if (!count || (width != 0 && static_cast<std::uint64_t>(*count) > SIZE_MAX / width))
-    return SIZE_MAX;
-  return static_cast<std::size_t>(*count) * width;
-}
-
-// The input's place in the model, for errors: the Parameter layer's.
-ErrorContext input_context(const Model& model, std::size_t index) {
-  for (const LayerInfo& layer : model.layers()) {
-    if (layer.type != "Parameter" || layer.name != model.inputs()[index].name) continue;
-    ErrorContext c;
-    c.file = model.source();
-    c.line = layer.line;
-    c.column = layer.column;
-    c.layer_id = layer.id;
-    c.layer_name = layer.name;
-    c.layer_type = fmt::format("{}-{}", layer.type, layer.version);
-    return c;
-  }
-  ErrorContext c;
-  c.file = model.source();
-  return c;
-}
-
-// A random tensor for input `port`; a failure (a shape too large to allocate) names the input.
-Tensor random_input(const PortInfo& port, const Shape& shape, std::uint64_t seed,
-                    std::uint64_t stream) {
-  try {
-    return random_tensor(port.element_type, shape, seed, stream);
-  } catch (const Error& e) {
-    throw Error(e.code(),
-                fmt::format("random input '{}' of {} {}: {}", port.name,
-                            to_string(port.element_type), to_string(shape), e.message()),
-                e.context());
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::input,
-                fmt::format("random input '{}' of {} {}: out of memory", port.name,
-                            to_string(port.element_type), to_string(shape)));
-  }
-}
-
-}  // namespace
-
-int run_command(const RunOptions& options) {
-  const auto overrides = parse_shape_overrides(options.shapes);
-  SessionOptions session_options;
-  session_options.num_threads = options.threads;
-  session_options.profile = options.profile || !options.profile_json.empty();
-  if (!options.max_memory.empty())
-    session_options.max_memory_bytes = parse_byte_size(options.max_memory, "--max-memory");
-  LoadOptions load;
-  load.weights = options.weights;
-  Model model = Model::load(options.model, load);
-  for (const Error& w : model.warnings()) print_warning(w.what());
-  if (!overrides.empty()) model = model.reshape(resolve_shape_overrides(overrides, model));
-
+// The text summary: inputs with their sources, outputs with their statistics and files.
+void print_summary(const Model& model, const Inputs& inputs, const std::vector<Tensor>& outputs,
+                   const std::vector<std::string>& saved, std::size_t values) {
   const auto& ports = model.inputs();
-  std::vector<std::string> origin(ports.size()), source(ports.size());
-  std::map<std::string, Tensor> feeds;
-  for (const std::string& text : options.inputs) {
-    const InputFile file = resolve_input_file(text, model);
-    const PortInfo& port = ports[file.index];
-    if (!origin[file.index].empty())
-      throw UsageError(fmt::format("input '{}' is given twice (-i {} and -i {})", port.name,
-                                   origin[file.index], text));
-    origin[file.index] = text;
-    source[file.index] = file.path;
-    feeds[port.name] = load_input(file, port);
-  }
-  Session session(model, session_options);
-  const std::size_t budget = session.options().max_memory_bytes;
-
-  // Random inputs, together, must fit in the budget too, checked before they are made: an input
-  // of 10^9 elements would otherwise take seconds and gigabytes before any layer fails.
-  std::size_t random_bytes = 0;
-  for (std::size_t i = 0; i < ports.size(); ++i) {
-    if (!origin[i].empty()) continue;
-    const Shape shape = random_shape(ports[i]);
-    const std::size_t bytes = byte_size(ports[i], shape);
-    if (bytes > budget - random_bytes)
-      throw Error(ErrorCode::input,
-                  fmt::format("random input '{}' {} {} needs {} bytes, more than the {} left "
-                              "of the memory budget of {} bytes (--max-memory); give its data "
-                              "with -i {}=FILE.npy or a smaller --shape",
-                              ports[i].name, to_string(ports[i].element_type), to_string(shape),
-                              bytes == SIZE_MAX ? "2^64 or more" : std::to_string(bytes),
-                              budget - random_bytes, budget, ports[i].name),
-                  input_context(model, i));
-    random_bytes += bytes;
-    feeds[ports[i].name] = random_input(ports[i], shape, options.seed, i);
-    source[i] = fmt::format("random (seed {})", options.seed);
-  }
-
-  std::optional<LayerDump> dump;
-  if (!options.dump_dir.empty()) dump.emplace(options.dump_dir);
-  // The first run feeds the dump; each later one drops the previous outputs first, so that it
-  // reuses their memory as a caller running in a loop would.
-  Outputs results;
-  std::vector<RunProfile> profiles;
-  for (std::size_t n = 0; n < options.repeat; ++n) {
-    results = Outputs();
-    if (n == 0 && dump)
-      results = session.run(feeds, [&](const LayerInfo& layer, std::span<const Tensor> outputs) {
-        dump->save(layer, outputs);
-      });
-    else
-      results = session.run(feeds);
-    if (session_options.profile) profiles.push_back(session.profile());
-  }
-  if (dump) dump->write_index(model);
-
-  std::filesystem::path dir;
-  if (!options.output_dir.empty()) {
-    dir = options.output_dir;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      ErrorContext context;
-      context.file = options.output_dir;
-      throw Error(ErrorCode::io,
-                  fmt::format("cannot create the output directory: {}", ec.message()),
-                  std::move(context));
-    }
-  }
-
   // Two aligned columns: the name, and the element type with the shape.
   std::vector<std::string> in_types, out_types;
   for (const PortInfo& p : ports) {
-    const Tensor& t = feeds.at(p.name);
+    const Tensor& t = inputs.tensors.at(p.name);
     in_types.push_back(fmt::format("{} {}", to_string(t.element_type()), to_string(t.shape())));
   }
-  for (const PortInfo& p : model.outputs()) {
-    const auto it = results.find(p.name);
-    out_types.push_back(it == results.end()
-                            ? std::string("?")
-                            : fmt::format("{} {}", to_string(it->second.element_type()),
-                                          to_string(it->second.shape())));
-  }
+  for (const Tensor& t : outputs)
+    out_types.push_back(fmt::format("{} {}", to_string(t.element_type()), to_string(t.shape())));
   // Names come from the model and paths from the user: printed escaped, as diagnostics are.
   std::vector<std::string> in_names, out_names;
   for (const PortInfo& p : ports) in_names.push_back(escape_nonprintable(p.name));
@@ -243,33 +56,73 @@ int run_command(const RunOptions& options) {
   if (ports.empty()) fmt::print("  (none)\n");
   for (std::size_t i = 0; i < ports.size(); ++i)
     fmt::print("  {:<{}}  {:<{}}  {}\n", in_names[i], name_width, in_types[i], type_width,
-               escape_nonprintable(source[i]));
+               escape_nonprintable(inputs.sources[i].describe()));
   fmt::print("outputs:\n");
-  std::set<std::string> used_files;
-  for (std::size_t i = 0; i < model.outputs().size(); ++i) {
-    const PortInfo& out = model.outputs()[i];
-    const auto it = results.find(out.name);
-    if (it == results.end()) continue;
-    const Tensor& t = it->second;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = outputs[i];
     fmt::print("  {:<{}}  {:<{}}  {}\n", out_names[i], name_width, out_types[i], type_width,
                summary_stats(t));
-    if (!t.empty()) fmt::print("  {:<{}}  {}\n", "", name_width, summary_values(t, options.values));
-    if (!dir.empty()) {
-      std::string stem = safe_file_stem(out.name);
-      for (int n = 2; used_files.count(stem); ++n)
-        stem = safe_file_stem(out.name) + "_" + std::to_string(n);
-      used_files.insert(stem);
-      const auto path = dir / (stem + ".npy");
-      npy::write(path, t);
-      fmt::print("  {:<{}}  saved to {}\n", "", name_width, escape_nonprintable(path.string()));
-    }
+    if (!t.empty()) fmt::print("  {:<{}}  {}\n", "", name_width, summary_values(t, values));
+    if (!saved.empty())
+      fmt::print("  {:<{}}  saved to {}\n", "", name_width, escape_nonprintable(saved[i]));
   }
-  if (dump)
-    fmt::print("layer outputs: {} files in {} (index.json)\n", dump->file_count(),
-               escape_nonprintable(dump->dir().string()));
-  if (options.profile) print_profile(model, profiles, stdout);
+}
+
+}  // namespace
+
+int run_command(const RunOptions& options) {
+  const auto start = Clock::now();
+  const Model model = load_model(options.model, options.weights, options.shapes);
+  SessionOptions session_settings = session_options(options.threads, options.max_memory);
+  session_settings.profile = options.profile || !options.profile_json.empty();
+  Session session(model, session_settings);
+  const double load_ms = ms_since(start);
+  const Inputs inputs =
+      prepare_inputs(model, options.inputs, options.seed, session.options().max_memory_bytes);
+
+  std::optional<LayerDump> dump;
+  if (!options.dump_dir.empty()) dump.emplace(options.dump_dir);
+  // The first run feeds the dump; each later one drops the previous outputs first, so that it
+  // reuses their memory as a caller running in a loop would. The time is the last run's.
+  Outputs results;
+  std::vector<RunProfile> profiles;
+  double run_ms = 0;
+  for (std::size_t n = 0; n < options.repeat; ++n) {
+    results = Outputs();
+    const auto run_start = Clock::now();
+    if (n == 0 && dump)
+      results = session.run(inputs.tensors,
+                            [&](const LayerInfo& layer, std::span<const Tensor> layer_outputs) {
+                              dump->save(layer, layer_outputs);
+                            });
+    else
+      results = session.run(inputs.tensors);
+    run_ms = ms_since(run_start);
+    if (session_settings.profile) profiles.push_back(session.profile());
+  }
+  if (dump) dump->write_index(model);
+  const std::vector<Tensor> outputs = output_tensors(results);
+
+  std::vector<std::string> saved;
+  if (!options.output_dir.empty()) saved = save_outputs(options.output_dir, model, outputs);
+  const ExpectOptions expect{options.expect, options.expect_dir, options.atol, options.rtol};
+  std::vector<Comparison> comparisons;
+  if (expect.any()) comparisons = check_outputs(model, outputs, expect);
+
+  if (options.json) {
+    RunReport report{&model,  &inputs, &outputs,       saved,
+                     load_ms, run_ms,  options.values, expect.any() ? &comparisons : nullptr};
+    fmt::print("{}\n", run_json(report).dump(2));
+  } else {
+    print_summary(model, inputs, outputs, saved, options.values);
+    if (dump)
+      fmt::print("layer outputs: {} files in {} (index.json)\n", dump->file_count(),
+                 escape_nonprintable(dump->dir().string()));
+    if (options.profile) print_profile(model, profiles, stdout);
+    if (expect.any()) print_comparisons(comparisons);
+  }
   if (!options.profile_json.empty()) write_chrome_trace(model, profiles, options.profile_json);
-  return kExitOk;
+  return expect_status(comparisons);
 }
 
 }  // namespace irlite::cli

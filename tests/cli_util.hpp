@@ -1,0 +1,104 @@
+#pragma once
+// Running the `irlite` program from tests, as a user runs it: its output, exit status and
+// one-line diagnostics. Only for test files built with IRLITE_CLI defined.
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace irlite::cli_test {
+
+/// The sample models of tests/data/cli/, with the trailing slash.
+inline const std::string kCliData = std::string(IRLITE_TEST_DATA) + "/cli/";
+/// The models of models/, with the trailing slash.
+inline const std::string kModels = std::string(IRLITE_MODELS) + "/";
+
+/// A fresh directory, removed with everything in it when destroyed.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    static int counter = 0;
+    path = std::filesystem::temp_directory_path() /
+           ("irlite_cli_util_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+/// What a run of the program gave.
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+  std::vector<std::string> err_lines() const {
+    std::vector<std::string> lines;
+    std::istringstream s(err);
+    for (std::string line; std::getline(s, line);) lines.push_back(line);
+    return lines;
+  }
+};
+
+inline std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(out.good());
+}
+
+inline std::string shell_quote(const std::string& arg) {
+  std::string q = "'";
+  for (const char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// Runs the program with `args` (stdout and stderr to files, so not a terminal) and a time
+/// limit of 60 s.
+inline Outcome cli(const std::vector<std::string>& args) {
+  TempDir capture;
+  std::string command = "timeout -k 5 60 " + shell_quote(IRLITE_CLI);
+  for (const std::string& a : args) command.append(" ").append(shell_quote(a));
+  command.append(" >").append(shell_quote(capture / "out"));
+  command.append(" 2>").append(shell_quote(capture / "err"));
+  const int raw = std::system(command.c_str());
+  Outcome o;
+  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  o.out = read_bytes(capture.path / "out");
+  o.err = read_bytes(capture.path / "err");
+  return o;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// Checks a failed command: exit `status`, exactly one line on stderr, `irlite: error: ` and
+/// every one of `parts` in it.
+inline void check_error(const Outcome& o, int status, const std::vector<std::string>& parts) {
+  CAPTURE(o.out);
+  CAPTURE(o.err);
+  CHECK(o.status == status);
+  const auto lines = o.err_lines();
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].rfind("irlite: error: ", 0) == 0);
+  for (const std::string& part : parts) CHECK_MESSAGE(contains(lines[0], part), part);
+}
+
+}  // namespace irlite::cli_test
