@@ -9,5 +9,6 @@
 #include "irlite/error.hpp"
 #include "irlite/float16.hpp"
 #include "irlite/model.hpp"
+#include "irlite/ops.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
