@@ -10,7 +10,6 @@
 #include <set>
 
 #include "commands.hpp"
-#include "core/text.hpp"
 #include "npy.hpp"
 #include "summary.hpp"
 
@@ -149,7 +148,9 @@ int run_command(const RunOptions& options) {
     session_options.max_memory_bytes = parse_byte_size(options.max_memory, "--max-memory");
   LoadOptions load;
   load.weights = options.weights;
-  Model model = Model::load(options.model, load);
+  const auto loaded = load_for_run(options.model, load);
+  if (!loaded) return kExitError;
+  Model model = *loaded;
   for (const Error& w : model.warnings()) print_warning(w.what());
   if (!overrides.empty()) model = model.reshape(resolve_shape_overrides(overrides, model));
 
@@ -157,7 +158,7 @@ int run_command(const RunOptions& options) {
   std::vector<std::string> origin(ports.size()), source(ports.size());
   std::map<std::string, Tensor> feeds;
   for (const std::string& text : options.inputs) {
-    const InputFile file = resolve_input_file(text, model);
+    const InputFile file = resolve_input_file(input_argument_alias(text, model), model);
     const PortInfo& port = ports[file.index];
     if (!origin[file.index].empty())
       throw UsageError(fmt::format("input '{}' is given twice (-i {} and -i {})", port.name,
