@@ -84,7 +84,9 @@ Outcome run_program(const std::string& program, const std::vector<std::string>& 
   return o;
 }
 
-Outcome cli(const std::vector<std::string>& args) { return run_program(IRLITE_CLI, args); }
+Outcome cli(const std::vector<std::string>& args) {
+  return run_program(IRLITE_CLI, args);
+}
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -187,7 +189,8 @@ TEST_CASE("cli_polish: inspect shows inputs, op counts, weight bytes and kept at
   CHECK(column_of(o.out, "  id  ", "attributes") == attributes);
   CHECK(column_of(o.out, "Swish", "beta=") == attributes);
   // Op counts and the Consts' bytes: 8 for k, 8 for scale.
-  CHECK(contains(o.out, "ops: Constant-1 2, Parameter-1 1, Result-1 2, Swish (opset4) 1, TopK-11 1"));
+  CHECK(
+      contains(o.out, "ops: Constant-1 2, Parameter-1 1, Result-1 2, Swish (opset4) 1, TopK-11 1"));
   CHECK(contains(o.out, "weights: 16 bytes"));
   const auto lines = o.err_lines();
   REQUIRE(lines.size() == 3);  // the Const that reaches no Result, the declared dims, Swish

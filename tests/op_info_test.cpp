@@ -35,8 +35,8 @@ std::string const_model(const std::string& type, std::size_t count, std::size_t 
   return "<?xml version=\"1.0\"?>\n<net name=\"c\" version=\"11\"><layers>"
          "<layer id=\"0\" name=\"c\" type=\"Const\" version=\"opset1\"><data element_type=\"" +
          type + "\" shape=\"" + std::to_string(count) + "\" offset=\"0\" size=\"" +
-         std::to_string(size) +
-         "\"/><output><port id=\"0\" precision=\"" + type + "\"/></output></layer>"
+         std::to_string(size) + "\"/><output><port id=\"0\" precision=\"" + type +
+         "\"/></output></layer>"
          "<layer id=\"1\" name=\"r\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"/>"
          "</input></layer></layers><edges><edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" "
          "to-port=\"0\"/></edges></net>";
@@ -113,8 +113,7 @@ TEST_CASE("Const values show in the shortest form that reads back to the same va
   }
   SUBCASE("f16 and bf16 through their float value") {
     const float16 h[2] = {float16(0.1f), float16(2.0f)};
-    const Model mh =
-        Model::load_from_memory(const_model("f16", 2, 4), std::as_bytes(std::span(h)));
+    const Model mh = Model::load_from_memory(const_model("f16", 2, 4), std::as_bytes(std::span(h)));
     // 0.1 in f16 is 0.0999755859375, whose shortest float form is 0.099975586.
     CHECK(value_attribute(mh) == "[0.099975586,2]");
     const bfloat16 b[1] = {bfloat16(0.2f)};

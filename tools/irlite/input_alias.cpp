@@ -16,8 +16,7 @@ std::string input_argument_alias(const std::string& text, const Model& model) {
     const std::string name = text.substr(0, colon);
     const bool drive_letter =
         name.size() == 1 && colon + 1 < text.size() && text[colon + 1] == '\\';
-    if (!drive_letter && model.find_input(name))
-      return name + "=" + text.substr(colon + 1);
+    if (!drive_letter && model.find_input(name)) return name + "=" + text.substr(colon + 1);
   }
   return text;
 }

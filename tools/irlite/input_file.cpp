@@ -40,8 +40,7 @@ InputFile InputFile::open(const std::filesystem::path& path, std::string_view wh
   if (::stat(name.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
     io_error(name, std::string("is ") + kind_of(st.st_mode) + ", not a " + std::string(what));
   const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0)
-    io_error(name, "cannot open " + std::string(what) + ": " + std::strerror(errno));
+  if (fd < 0) io_error(name, "cannot open " + std::string(what) + ": " + std::strerror(errno));
   InputFile file(fd, name);
   if (::fstat(fd, &st) != 0)
     io_error(name, "cannot read " + std::string(what) + ": " + std::strerror(errno));
@@ -65,8 +64,8 @@ std::size_t InputFile::read_at(std::uint64_t offset, void* dst, std::size_t n) c
         ::pread(fd_, static_cast<char*>(dst) + done, n - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0)
-      io_error(path_, "read error at byte " + std::to_string(offset + done) + ": " +
-                          std::strerror(errno));
+      io_error(path_,
+               "read error at byte " + std::to_string(offset + done) + ": " + std::strerror(errno));
     if (got == 0) break;
     done += static_cast<std::size_t>(got);
   }

@@ -23,9 +23,10 @@ void check_model_path(const std::string& path) {
   std::filesystem::path xml = path;
   xml.replace_extension(".xml");
   std::error_code ec;
-  const std::string hint = std::filesystem::is_regular_file(xml, ec)
-                               ? fmt::format("; give the .xml ({} exists)", xml.string())
-                               : std::string("; give the model's .xml (the .bin is found beside it)");
+  const std::string hint =
+      std::filesystem::is_regular_file(xml, ec)
+          ? fmt::format("; give the .xml ({} exists)", xml.string())
+          : std::string("; give the model's .xml (the .bin is found beside it)");
   throw UsageError(path + " is a weights file" + hint);
 }
 

@@ -11,7 +11,9 @@
 namespace irlite::cli {
 namespace {
 
-std::string display_name(const OpInfo& op) { return fmt::format("{}-{}", op.type, op.version); }
+std::string display_name(const OpInfo& op) {
+  return fmt::format("{}-{}", op.type, op.version);
+}
 
 // "f32", "i32|i64", or a word for the usual lists: "numeric" (every type but boolean),
 // "integer", "any".
@@ -35,7 +37,8 @@ std::string ports_text(const std::vector<OpPortInfo>& ports, int min_count) {
   std::string s;
   for (std::size_t i = 0; i < ports.size(); ++i)
     s += fmt::format("{}{}{} {}", s.empty() ? "" : ", ", ports[i].name,
-                     static_cast<int>(i) >= min_count ? "?" : "", types_text(ports[i].element_types));
+                     static_cast<int>(i) >= min_count ? "?" : "",
+                     types_text(ports[i].element_types));
   return s.empty() ? "-" : s;
 }
 
