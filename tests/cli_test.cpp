@@ -222,7 +222,7 @@ TEST_CASE("cli: run reads .npy inputs and writes .npy outputs") {
   CHECK(o.err.empty());
   CHECK(contains(o.out, "x      f32 [2,3]  " + (dir / "x.npy")));
   CHECK(contains(o.out, "x/out  f32 [2,3]  min=-1 max=0.25 mean=-0.375 nan=0 inf=0"));
-  CHECK(contains(o.out, "[-1, -0.75, -0.5, -0.25, 0, 0.25]"));
+  CHECK(contains(o.out, "[[-1, -0.75, -0.5], [-0.25, 0, 0.25]]"));
   // The output's name "x/out" becomes the file name x_out.npy.
   CHECK(contains(o.out, "saved to " + (dir / "results/x_out.npy")));
   CHECK(same_bytes(npy::read(dir / "results/x_out.npy"), x));
@@ -294,7 +294,7 @@ TEST_CASE("cli: run a model with weights") {
   REQUIRE(o.status == 0);
   CHECK(contains(o.out, "inputs:\n  (none)\n"));
   CHECK(contains(o.out, "table_values  i32 [2,2]  min=-2 max=40000 mean=10074.8"));
-  CHECK(contains(o.out, "[1, -2, 300, 40000]"));
+  CHECK(contains(o.out, "[[1, -2], [300, 40000]]"));
   // Warnings go to stderr, one line each, and do not fail the run.
   for (const std::string& line : o.err_lines()) CHECK(line.rfind("irlite: warning: ", 0) == 0);
   CHECK(contains(o.err, "'unused' (Constant-1): the layer reaches no Result"));
@@ -309,7 +309,7 @@ TEST_CASE("cli: run a model with weights") {
       cli({"run", kData + "const.xml", "-w", dir / "other.bin", "-o", dir.path.string()});
   CAPTURE(w.err);
   REQUIRE(w.status == 0);
-  CHECK(contains(w.out, "[5, 6, 7, 8]"));
+  CHECK(contains(w.out, "[[5, 6], [7, 8]]"));
   const Tensor t = npy::read(dir / "table_values.npy");
   REQUIRE(t.element_type() == ElementType::i32);
   CHECK(t.data<std::int32_t>()[3] == 8);
@@ -321,9 +321,9 @@ TEST_CASE("cli: inspect prints layers, shapes and warnings") {
   CHECK(o.status == 0);
   CHECK(contains(o.out, "model 'constants', IR version 11"));
   CHECK(contains(o.out, "layers (3, in run order):"));
-  CHECK(contains(o.out, "table   Constant-1  i32 [2,2]"));
+  CHECK(contains(o.out, "table   Constant-1  -          i32 [2,2]"));
   CHECK(contains(o.out, "value=[1,-2,300,40000]"));
-  CHECK(contains(o.out, "unused  Constant-1  i32 [3] (declared [5]) (not run)"));
+  CHECK(contains(o.out, "unused  Constant-1  -          i32 [3] (declared [5]) (not run)"));
   CHECK(contains(o.out, "out     Result-1"));
   const auto lines = o.err_lines();
   REQUIRE(lines.size() == 2);
@@ -342,7 +342,7 @@ TEST_CASE("cli: inspect prints layers, shapes and warnings") {
     fs::copy_file(kData + "const.xml", dir / "const.xml");
     const Outcome n = cli({"inspect", dir / "const.xml"});
     CHECK(n.status == 0);
-    CHECK(contains(n.out, "table   Constant-1  i32 [2,2]"));
+    CHECK(contains(n.out, "table   Constant-1  -          i32 [2,2]"));
     CHECK(contains(n.err, "irlite: warning: "));
     CHECK_FALSE(contains(n.err, "irlite: error: "));
     // Running it does need the weights.
@@ -409,14 +409,13 @@ TEST_CASE("cli: inspect reports every problem at once") {
     if (json) {
       const auto doc = nlohmann::json::parse(o.out);
       REQUIRE(doc["problems"].size() == 2);
-      CHECK(lines[0] == "irlite: error: " + doc["problems"][0].get<std::string>());
+      CHECK(lines[0] == "irlite: error: " + doc["problems"][0]["text"].get<std::string>());
       CHECK(doc["layers"].size() == 4);
     } else {
       CHECK(contains(o.out, "layers (4, in run order):"));
       CHECK(contains(o.out, "Frobnicate (opset1)"));
     }
   }
-  check_error(cli({"run", kData + "broken.xml"}), 1, "unsupported op type 'Frobnicate'");
 
   // A file that cannot be loaded at all still gives a JSON document.
   TempDir dir;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace irlite {
 
@@ -58,5 +59,11 @@ class Error : public std::runtime_error {
 
 /// Renders a context and message the way Error::what() does, escapes included.
 std::string format_error(const ErrorContext& context, const std::string& message);
+
+/// `text` made safe to print on a terminal, as what() shows names and paths: control characters
+/// (C0, DEL, C1), line and paragraph separators and bidirectional overrides become escapes
+/// (`\n`, `\r`, `\t`, `\x1b`, `\u202e`), as do bytes that are not UTF-8; other UTF-8 text is
+/// kept. Backslashes are kept as they are, so escaping twice changes nothing.
+std::string escape_nonprintable(std::string_view text);
 
 }  // namespace irlite

@@ -9,6 +9,7 @@
 #include "irlite/error.hpp"
 #include "irlite/float16.hpp"
 #include "irlite/model.hpp"
+#include "irlite/ops.hpp"
 #include "irlite/outputs.hpp"
 #include "irlite/profile.hpp"
 #include "irlite/shape.hpp"

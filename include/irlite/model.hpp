@@ -104,7 +104,8 @@ struct LayerInfo {
   int version = 0;      ///< the op version: 11 for TopK-11
   std::string opset;    ///< as written: "opset11"
   std::int64_t line = 0, column = 0;
-  /// Key attributes as text, in a stable order (small Const values included as "value").
+  /// Key attributes as text, in a stable order (small Const values included as "value"); a
+  /// layer irlite has no op for (with LoadOptions::keep_going) keeps its `<data>` as written.
   std::vector<std::pair<std::string, std::string>> attributes;
   std::vector<LayerInput> inputs;
   std::vector<LayerOutput> outputs;

@@ -43,6 +43,9 @@ struct Node {
   Location location;
   const OpDef* def = nullptr;       ///< null when the op is not supported or its <data> is bad
   std::shared_ptr<const Op> op;
+  /// The `<data>` attributes as written, kept only for a layer without an op (an unsupported
+  /// type or a bad `<data>`) so that Model::layers() still shows them.
+  std::vector<std::pair<std::string, std::string>> data_attributes;
   std::vector<InputPort> inputs;    ///< in input order
   std::vector<OutputPort> outputs;  ///< in output order
   Tensor value;                     ///< a Const's data; empty when the weights are absent

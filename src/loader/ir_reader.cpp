@@ -481,6 +481,9 @@ class Reader {
     }
     read_ports(node, layer, parts);
     if (node.def) create_op(node, layer, parts.data);
+    if (!node.op)
+      for (pugi::xml_attribute a = parts.data.first_attribute(); a; a = a.next_attribute())
+        node.data_attributes.emplace_back(a.name(), a.value());
 
     if (node.kind() == OpKind::parameter) graph_.parameters.push_back(graph_.nodes.size());
     if (node.kind() == OpKind::result) graph_.results.push_back(graph_.nodes.size());

@@ -23,7 +23,9 @@ OpDef constant_op() {
                           "attribute 'shape' = '" + a.text("shape") + "': element count overflows");
             return std::make_unique<ConstantOp>(type, std::move(shape), a.get_uint("offset"),
                                                 a.get_uint("size"));
-          }};
+          },
+          {},
+          {{"output", all_types()}}};
 }
 
 }  // namespace irlite

@@ -223,7 +223,14 @@ OpDef embedding_segments_sum_op() {
           OpKind::compute,
           [](const Attributes&) -> std::unique_ptr<const Op> {
             return std::make_unique<EmbeddingSegmentsSumOp>();
-          }};
+          },
+          {{"emb_table", numeric_types()},
+           {"indices", index_types()},
+           {"segment_ids", index_types()},
+           {"num_segments", index_types()},
+           {"default_index", index_types()},
+           {"per_sample_weights", numeric_types()}},
+          {{"output", numeric_types()}}};
 }
 
 }  // namespace irlite

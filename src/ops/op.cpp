@@ -21,4 +21,22 @@ void value_error(std::size_t index, std::string message) {
   port_error(ErrorCode::value, index, std::move(message));
 }
 
+std::vector<ElementType> numeric_types() {
+  using enum ElementType;
+  return {f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64};
+}
+
+std::vector<ElementType> integral_types() {
+  using enum ElementType;
+  return {i8, i16, i32, i64, u8, u16, u32, u64};
+}
+
+std::vector<ElementType> index_types() { return {ElementType::i32, ElementType::i64}; }
+
+std::vector<ElementType> all_types() {
+  std::vector<ElementType> types = numeric_types();
+  types.push_back(ElementType::boolean);
+  return types;
+}
+
 }  // namespace irlite

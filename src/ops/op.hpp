@@ -12,6 +12,7 @@
 #include "core/parallel.hpp"
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
+#include "irlite/ops.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
 
@@ -107,7 +108,18 @@ struct OpDef {
   OpKind kind = OpKind::compute;
   /// Builds the op from the layer's `<data>`; throws Error for a bad or missing attribute.
   std::unique_ptr<const Op> (*create)(const Attributes& attributes) = nullptr;
+  /// The element types each input (max_inputs of them) and each output may have, as
+  /// supported_ops() lists them; the shape rule is what enforces them.
+  std::vector<OpPortInfo> input_types;
+  std::vector<OpPortInfo> output_types;
 };
+
+/// The element types of OpDef's port lists: every numeric type; every integral type; i32 and
+/// i64 (the index types); every type a tensor can hold.
+std::vector<ElementType> numeric_types();
+std::vector<ElementType> integral_types();
+std::vector<ElementType> index_types();
+std::vector<ElementType> all_types();
 
 /// Throws Error(shape) about the layer as a whole; the caller adds the location.
 [[noreturn]] void op_error(std::string message);

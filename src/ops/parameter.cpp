@@ -20,7 +20,9 @@ OpDef parameter_op() {
             if (!is_numeric(type) && type != ElementType::boolean)
               throw Error(ErrorCode::format, "attribute 'element_type': unsupported type");
             return std::make_unique<ParameterOp>(type, a.get_partial_shape("shape"));
-          }};
+          },
+          {},
+          {{"output", all_types()}}};
 }
 
 }  // namespace irlite

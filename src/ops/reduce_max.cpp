@@ -114,7 +114,9 @@ std::unique_ptr<const Op> create_reduce_max(const Attributes& a) {
 }  // namespace
 
 OpDef reduce_max_op() {
-  return {"ReduceMax", 1, 1, 2, 2, 1, OpKind::compute, create_reduce_max};
+  return {"ReduceMax", 1, 1, 2, 2, 1, OpKind::compute, create_reduce_max,
+          {{"data", numeric_types()}, {"axes", integral_types()}},
+          {{"output", numeric_types()}}};
 }
 
 }  // namespace irlite

@@ -1,5 +1,6 @@
 #include "ops/registry.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -44,6 +45,20 @@ std::optional<int> opset_number(std::string_view opset) {
 }  // namespace
 
 std::span<const OpDef> registered_ops() { return kOps; }
+
+std::vector<OpInfo> supported_ops() {
+  std::vector<OpInfo> ops;
+  for (const OpDef& def : kOps) {
+    // A version holds until the opset before the next version of the same op.
+    int until = kNewestOpset;
+    for (const OpDef& other : kOps)
+      if (other.type == def.type && other.since_opset > def.since_opset)
+        until = std::min(until, other.since_opset - 1);
+    ops.push_back({def.type, def.version, def.since_opset, until, def.min_inputs, def.max_inputs,
+                   def.input_types, def.output_types});
+  }
+  return ops;
+}
 
 std::string op_display_name(const OpDef& def) {
   return std::string(def.type) + "-" + std::to_string(def.version);

@@ -18,7 +18,9 @@ OpDef result_op() {
   return {"Result", 1, 1, 1, 1, 0, OpKind::result,
           [](const Attributes&) -> std::unique_ptr<const Op> {
             return std::make_unique<ResultOp>();
-          }};
+          },
+          {{"input", all_types()}},
+          {}};
 }
 
 }  // namespace irlite

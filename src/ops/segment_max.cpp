@@ -167,7 +167,11 @@ OpDef segment_max_op() {
                                                  "' and 'empty_segment_value' = '" +
                                                  a.text("empty_segment_value") + "' disagree");
             return std::make_unique<SegmentMaxOp>(mode == 0 ? FillMode::zero : FillMode::lowest);
-          }};
+          },
+          {{"data", numeric_types()},
+           {"segment_ids", index_types()},
+           {"num_segments", index_types()}},
+          {{"output", numeric_types()}}};
 }
 
 }  // namespace irlite

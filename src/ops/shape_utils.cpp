@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "kernels/element.hpp"
 
 namespace irlite {
@@ -35,9 +37,10 @@ std::string value_text(const Tensor& t, std::size_t i) {
   dispatch_numeric(t.element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = t.data<T>()[i];
-    if constexpr (is_float_storage_v<T>)
-      s = fmt::format("{:.9g}", static_cast<double>(static_cast<compute_t<T>>(v)));
-    else
+    if constexpr (is_float_storage_v<T>) {
+      const compute_t<T> c = v;
+      s = std::isnan(c) ? "nan" : fmt::format("{}", c);
+    } else
       s = fmt::format("{}", v);
   });
   return s;

@@ -29,8 +29,9 @@ std::size_t row_size(const Tensor& a, const Tensor& b);
 /// Whether a partial shape can be a scalar (rank 0 or unknown rank).
 inline bool may_be_scalar(const PartialShape& s) { return !s.rank_is_static() || s.rank() == 0; }
 
-/// Shortest text of a value for messages: integers as is, floats with up to 9 significant
-/// digits.
+/// Shortest text of a value for messages and Model::layers(): integers as is, floats in the
+/// shortest form that reads back to the same value (`0.2`, not `0.200000003`; f16 and bf16 via
+/// their float value), NaN as `nan` whatever its sign bit.
 std::string value_text(const Tensor& t, std::size_t i);
 
 }  // namespace irlite

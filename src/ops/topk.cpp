@@ -195,15 +195,22 @@ std::unique_ptr<const Op> create_topk_version(const Attributes& a) {
 }  // namespace
 
 OpDef topk_v1_op() {
-  return {"TopK", 1, 1, 2, 2, 2, OpKind::compute, create_topk_version<1>};
+  using enum ElementType;
+  return {"TopK", 1, 1, 2, 2, 2, OpKind::compute, create_topk_version<1>,
+          {{"data", numeric_types()}, {"k", {i8, i32, i64}}},
+          {{"values", numeric_types()}, {"indices", {i32}}}};
 }
 
 OpDef topk_v3_op() {
-  return {"TopK", 3, 3, 2, 2, 2, OpKind::compute, create_topk_version<3>};
+  return {"TopK", 3, 3, 2, 2, 2, OpKind::compute, create_topk_version<3>,
+          {{"data", numeric_types()}, {"k", integral_types()}},
+          {{"values", numeric_types()}, {"indices", index_types()}}};
 }
 
 OpDef topk_v11_op() {
-  return {"TopK", 11, 11, 2, 2, 2, OpKind::compute, create_topk_version<11>};
+  return {"TopK", 11, 11, 2, 2, 2, OpKind::compute, create_topk_version<11>,
+          {{"data", numeric_types()}, {"k", integral_types()}},
+          {{"values", numeric_types()}, {"indices", index_types()}}};
 }
 
 }  // namespace irlite

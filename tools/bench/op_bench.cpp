@@ -2,14 +2,16 @@
 // data, and prints the median over repeated runs of infer + allocate + execute. The kernels run on
 // a pool of --threads threads (default 1), as a Session with that many threads would run them.
 //
-//   build/tools/irlite_op_bench [--reps N] [--threads N] [WORKLOAD...]
+//   build/tools/irlite_op_bench [--reps N] [--threads N] [WORKLOAD...]   (--help: the workloads)
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -166,6 +168,31 @@ double median_ms(const Case& c, int reps, const ExecContext& context) {
   return ms[ms.size() / 2];
 }
 
+void print_usage() {
+  fmt::print(
+      "usage: irlite_op_bench [--reps N] [--threads N] [WORKLOAD...]\n"
+      "Times each op on the benchmark workloads (median of N runs, default 7) on a pool of\n"
+      "--threads threads (default 1); names run only those workloads.\n"
+      "workloads:");
+  for (const Workload& w : workloads()) fmt::print(" {}", w.name);
+  fmt::print("\n");
+}
+
+// The count after --reps or --threads: a positive integer, else nullopt.
+std::optional<int> positive(int argc, char** argv, int i) {
+  if (i >= argc) return std::nullopt;
+  const std::string_view text = argv[i];
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 1) return std::nullopt;
+  return value;
+}
+
+[[noreturn]] void usage_error(const std::string& message) {
+  fmt::print(stderr, "irlite_op_bench: error: {} (see 'irlite_op_bench --help')\n", message);
+  std::exit(2);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,12 +201,24 @@ int main(int argc, char** argv) {
   std::vector<std::string> wanted;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "--reps" && i + 1 < argc)
-      reps = std::max(1, std::atoi(argv[++i]));
-    else if (arg == "--threads" && i + 1 < argc)
-      threads = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
-    else
-      wanted.emplace_back(arg);
+    if (arg == "--help" || arg == "-h") {
+      print_usage();
+      return 0;
+    }
+    if (arg == "--reps" || arg == "--threads") {
+      const auto n = positive(argc, argv, ++i);
+      if (!n) usage_error(fmt::format("{} needs a positive integer", arg));
+      if (arg == "--reps")
+        reps = *n;
+      else
+        threads = static_cast<unsigned>(*n);
+      continue;
+    }
+    if (arg.starts_with("-")) usage_error(fmt::format("unknown option '{}'", arg));
+    const auto& all = workloads();
+    if (std::none_of(all.begin(), all.end(), [&](const Workload& w) { return w.name == arg; }))
+      usage_error(fmt::format("unknown workload '{}'", arg));
+    wanted.emplace_back(arg);
   }
   ThreadPool pool(threads);
   const ExecContext context{Parallel(&pool)};

@@ -13,7 +13,6 @@
 #include <numeric>
 
 #include "commands.hpp"
-#include "core/text.hpp"
 #include "inputs.hpp"
 #include "run_json.hpp"
 
@@ -181,7 +180,9 @@ nlohmann::json bench_json(const Model& model, const Session& session, const Inpu
 int bench_command(const BenchOptions& options) {
   BenchResult r;
   const auto start = Clock::now();
-  const Model model = load_model(options.model, options.weights, options.shapes);
+  const auto loaded = load_model(options.model, options.weights, options.shapes);
+  if (!loaded) return kExitError;
+  const Model& model = *loaded;
   Session session(model, session_options(options.threads, options.max_memory));
   r.load_ms = ms_since(start);
   const Inputs inputs =

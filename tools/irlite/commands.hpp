@@ -26,11 +26,21 @@ inline constexpr int kExitError = 1;  ///< a model, input or file problem
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitMismatch = 3;  ///< run --expect: an output differs from its reference
 
-/// Prints `irlite: error: <message>` (or `warning`) to stderr as one line.
+/// Prints `irlite: error: <message>` (or `warning`, `hint`) to stderr as one line.
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
+void print_hint(const std::string& message);
 
-/// One --shape argument: `NAME=[dims]`, or `[dims]` alone for a single-input model.
+/// Throws UsageError when `path` names a weights file (.bin) rather than a model, pointing to
+/// the .xml beside it when there is one.
+void check_model_path(const std::string& path);
+
+/// Model::load for a model that is to run. When ops irlite lacks stop it, every such layer is
+/// reported (one error line each, then a hint) and the result is nullopt; other errors throw.
+std::optional<Model> load_for_run(const std::string& path, const LoadOptions& options);
+
+/// One --shape argument: `NAME=[dims]` (or benchmark_app's `NAME[dims]`), or `[dims]` alone
+/// for a single-input model.
 struct ShapeOverride {
   std::optional<std::string> name;
   PartialShape shape;
@@ -49,6 +59,11 @@ std::map<std::string, PartialShape> resolve_shape_overrides(
 /// an optional B or iB after them: 512M, 2GiB, 1048576). Throws UsageError naming `option`
 /// for anything else, 0 included, and for a count beyond 2^64 - 1.
 std::size_t parse_byte_size(const std::string& text, const std::string& option);
+
+/// An -i argument in benchmark_app's form `NAME:FILE` rewritten as `NAME=FILE`, when NAME is an
+/// input of the model, no '=' already names one, and the text is neither a Windows path
+/// (`C:\x`) nor an existing file; any other text as it is.
+std::string input_argument_alias(const std::string& text, const Model& model);
 
 /// "a, b, c", or "none".
 std::string input_list(const Model& model);

@@ -8,7 +8,6 @@
 #include <string_view>
 
 #include "commands.hpp"
-#include "core/text.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -32,10 +31,16 @@ void print_warning(const std::string& message) {
   fmt::print(stderr, "irlite: warning: {}\n", one_line(message));
 }
 
+void print_hint(const std::string& message) {
+  std::fflush(stdout);
+  fmt::print(stderr, "irlite: hint: {}\n", one_line(message));
+}
+
 std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>& texts) {
   std::vector<ShapeOverride> overrides;
   for (const std::string& text : texts) {
-    // Dimensions never contain '=', so the last one separates the name, which may.
+    // Dimensions never contain '=', so the last one separates the name, which may. Without
+    // '=', benchmark_app's NAME[dims] is read the same way: the name ends at the last '['.
     ShapeOverride o;
     std::string dims = text;
     if (const auto eq = text.rfind('='); eq != std::string::npos) {
@@ -43,6 +48,10 @@ std::vector<ShapeOverride> parse_shape_overrides(const std::vector<std::string>&
       dims = text.substr(eq + 1);
       if (o.name->empty())
         throw UsageError(fmt::format("--shape '{}': the input name before '=' is empty", text));
+    } else if (const auto bracket = text.rfind('[');
+               bracket != std::string::npos && bracket > 0 && text.back() == ']') {
+      o.name = text.substr(0, bracket);
+      dims = text.substr(bracket);
     }
     std::string why;
     const auto shape = parse_partial_shape(dims, &why);

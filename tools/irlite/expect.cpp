@@ -10,8 +10,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "core/text.hpp"
-#include "kernels/element.hpp"
+#include "elements.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 #include "outputs.hpp"
@@ -137,15 +136,6 @@ std::vector<std::int64_t> unravel(std::size_t flat, const Shape& shape) {
   return index;
 }
 
-// Calls f(type_tag<T>) for every element type a tensor can hold; booleans are their 0/1 bytes.
-template <class F>
-void dispatch_all(ElementType type, F&& f) {
-  if (type == ElementType::boolean)
-    f(type_tag<std::uint8_t>{});
-  else
-    dispatch_numeric(type, f);
-}
-
 // Fills the error measures of `c` from the values; returns the flat index of the element
 // furthest beyond its tolerance, none when every element is equal.
 template <class T>
@@ -157,7 +147,7 @@ std::optional<std::size_t> compare_values(std::span<const T> actual, std::span<c
     const auto a = static_cast<double>(static_cast<compute_t<T>>(actual[i]));
     const auto e = static_cast<double>(static_cast<compute_t<T>>(expected[i]));
     double diff = 0, excess = 0;
-    if constexpr (is_float_storage_v<T>) {
+    if constexpr (is_float_v<T>) {
       if (std::isnan(a) || std::isnan(e) || std::isinf(a) || std::isinf(e)) {
         const bool same = (std::isnan(a) && std::isnan(e)) || a == e;
         diff = excess = same ? 0 : kInfinity;

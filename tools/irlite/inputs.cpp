@@ -185,12 +185,14 @@ void add_archive(Feeds& feeds, const Model& model, const std::string& path) {
 
 }  // namespace
 
-Model load_model(const std::string& path, const std::string& weights,
-                 const std::vector<std::string>& shapes) {
+std::optional<Model> load_model(const std::string& path, const std::string& weights,
+                                const std::vector<std::string>& shapes) {
   const auto overrides = parse_shape_overrides(shapes);
   LoadOptions load;
   load.weights = weights;
-  Model model = Model::load(path, load);
+  const auto loaded = load_for_run(path, load);
+  if (!loaded) return std::nullopt;
+  Model model = *loaded;
   for (const Error& w : model.warnings()) print_warning(w.what());
   if (!overrides.empty()) model = model.reshape(resolve_shape_overrides(overrides, model));
   return model;
@@ -215,7 +217,7 @@ Inputs prepare_inputs(const Model& model, const std::vector<std::string>& texts,
   inputs.sources.resize(ports.size());
   Feeds feeds(model, inputs);
   for (const std::string& text : texts) {
-    const InputFile file = resolve_input_file(text, model);
+    const InputFile file = resolve_input_file(input_argument_alias(text, model), model);
     if (file.archive) {
       add_archive(feeds, model, file.path);
       continue;

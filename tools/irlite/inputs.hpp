@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,10 @@
 namespace irlite::cli {
 
 /// Loads `path` (weights from `weights`, or beside it when empty), prints its warnings and applies
-/// the --shape texts. Throws UsageError for malformed --shape text.
-Model load_model(const std::string& path, const std::string& weights,
-                 const std::vector<std::string>& shapes);
+/// the --shape texts. Throws UsageError for malformed --shape text. nullopt when ops irlite lacks
+/// stop the model: every such layer has then been reported (see load_for_run).
+std::optional<Model> load_model(const std::string& path, const std::string& weights,
+                                const std::vector<std::string>& shapes);
 
 /// The Session's options from --threads (0: one per CPU) and the --max-memory text (empty: the
 /// library's default).

@@ -5,11 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_map>
 
 #include "commands.hpp"
-#include "core/text.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -48,6 +49,45 @@ std::string outputs_text(const LayerInfo& layer) {
   if (s.empty()) s.push_back('-');
   if (!layer.reaches_result) s += " (not run)";
   return s;
+}
+
+// Where each input comes from and its shape: "0:0 [2,2], 3:1 []" (layer id:port), "?" for an
+// input nothing feeds.
+std::string inputs_text(const LayerInfo& layer,
+                        const std::unordered_map<std::int64_t, const LayerInfo*>& by_id) {
+  std::string s;
+  for (const LayerInput& in : layer.inputs) {
+    if (!s.empty()) s += ", ";
+    const auto it = by_id.find(in.from_layer);
+    if (in.from_layer < 0 || it == by_id.end()) {
+      s += "?";
+      continue;
+    }
+    s += fmt::format("{}:{}", in.from_layer, in.from_port);
+    for (const LayerOutput& out : it->second->outputs)
+      if (out.port == in.from_port) s += " " + to_string(out.shape);
+  }
+  return s.empty() ? "-" : s;
+}
+
+// How many layers of each op, "Constant-1" before "TopK-11" (by name).
+std::map<std::string, std::size_t> op_counts(const Model& model) {
+  std::map<std::string, std::size_t> counts;
+  for (const LayerInfo& l : model.layers()) ++counts[display_type(l)];
+  return counts;
+}
+
+// The bytes of every Const's data: what the model's weights take in memory.
+std::uint64_t weight_bytes(const Model& model) {
+  std::uint64_t total = 0;
+  for (const LayerInfo& l : model.layers()) {
+    if (l.type != "Constant" || l.outputs.size() != 1 || !l.outputs[0].shape.is_static()) continue;
+    Shape shape;
+    for (const Dimension& d : l.outputs[0].shape.dims()) shape.push_back(d.value());
+    if (const auto count = element_count(shape))
+      total += static_cast<std::uint64_t>(*count) * element_size(l.outputs[0].element_type);
+  }
+  return total;
 }
 
 std::string attributes_text(const LayerInfo& layer) {
@@ -96,22 +136,52 @@ Json layer_json(const LayerInfo& layer) {
               {"outputs", std::move(outputs)}};
 }
 
+// A problem or warning with each of its coordinates apart (null where unknown), and the
+// one-line text stderr shows.
+Json diagnostic_json(const Error& e) {
+  const ErrorContext& c = e.context();
+  const auto optional = [](const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(); };
+  const bool has_port = c.port_kind != ErrorContext::PortKind::none;
+  return Json{{"code", to_string(e.code())},
+              {"file", c.file},
+              {"line", optional(c.line)},
+              {"column", optional(c.column)},
+              {"layer_id", optional(c.layer_id)},
+              {"layer_name", c.layer_name},
+              {"layer_type", c.layer_type},
+              {"port_kind", has_port ? Json(c.port_kind == ErrorContext::PortKind::input
+                                                ? "input"
+                                                : "output")
+                                     : Json()},
+              {"port", has_port ? Json(c.port) : Json()},
+              {"message", e.message()},
+              {"text", e.what()}};
+}
+
+Json diagnostics_json(const std::vector<Error>& errors) {
+  Json list = Json::array();
+  for (const Error& e : errors) list.push_back(diagnostic_json(e));
+  return list;
+}
+
 // The document for a model, or for a file that could not be loaded at all (model null).
-void print_json(const Model* model, const std::string& source,
-                const std::vector<std::string>& warnings,
-                const std::vector<std::string>& problems) {
+void print_json(const Model* model, const std::string& source, const std::vector<Error>& warnings,
+                const std::vector<Error>& problems) {
   Json doc{{"name", model ? model->name() : ""},
            {"ir_version", model ? model->ir_version() : 0},
            {"source", source},
            {"is_dynamic", model ? model->is_dynamic() : false},
            {"inputs", Json::array()},
            {"outputs", Json::array()},
+           {"op_counts", Json::object()},
+           {"weight_bytes", model ? weight_bytes(*model) : 0},
            {"layers", Json::array()},
-           {"warnings", warnings},
-           {"problems", problems}};
+           {"warnings", diagnostics_json(warnings)},
+           {"problems", diagnostics_json(problems)}};
   if (model) {
     for (const PortInfo& p : model->inputs()) doc["inputs"].push_back(port_json(p));
     for (const PortInfo& p : model->outputs()) doc["outputs"].push_back(port_json(p));
+    for (const auto& [type, count] : op_counts(*model)) doc["op_counts"][type] = count;
     for (const LayerInfo& l : model->layers()) doc["layers"].push_back(layer_json(l));
   }
   // Names come from the file and need not be valid UTF-8: replace bad bytes, never throw.
@@ -146,27 +216,44 @@ void print_text(const Model& model) {
   print_ports("outputs", model.outputs());
 
   const auto& layers = model.layers();
-  std::vector<std::array<std::string, 5>> rows{{"id", "name", "type", "outputs", "attributes"}};
+  std::unordered_map<std::int64_t, const LayerInfo*> by_id;
+  for (const LayerInfo& l : layers) by_id.emplace(l.id, &l);
+  std::vector<std::array<std::string, 6>> rows{
+      {"id", "name", "type", "inputs", "outputs", "attributes"}};
   for (const LayerInfo& l : layers)
     rows.push_back({std::to_string(l.id), escape_nonprintable(l.name),
-                    escape_nonprintable(display_type(l)), outputs_text(l),
+                    escape_nonprintable(display_type(l)), inputs_text(l, by_id), outputs_text(l),
                     escape_nonprintable(attributes_text(l))});
-  std::array<std::size_t, 4> width{};
+  // Every column but the last is padded to its widest cell, so that declared dims beside the
+  // inferred ones keep the columns aligned. Names and types, written in the file, count only up
+  // to 40 characters: a longer one shifts the rest of its own row, not the whole table.
+  std::array<std::size_t, 5> width{};
   for (const auto& row : rows)
-    for (std::size_t c = 0; c < width.size(); ++c)
-      width[c] = std::max(width[c], std::min<std::size_t>(row[c].size(), 40));
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const bool from_file = c == 1 || c == 2;
+      width[c] = std::max(width[c], from_file ? std::min<std::size_t>(row[c].size(), 40)
+                                              : row[c].size());
+    }
   fmt::print("layers ({}, in run order):\n", layers.size());
   for (const auto& row : rows) {
-    std::string line = fmt::format("  {:>{}}  {:<{}}  {:<{}}  {:<{}}  {}", row[0], width[0], row[1],
-                                   width[1], row[2], width[2], row[3], width[3], row[4]);
+    std::string line = fmt::format("  {:>{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}", row[0],
+                                   width[0], row[1], width[1], row[2], width[2], row[3], width[3],
+                                   row[4], width[4], row[5]);
     line.erase(line.find_last_not_of(' ') + 1);
     fmt::print("{}\n", line);
   }
+
+  std::string counts;
+  for (const auto& [type, count] : op_counts(model))
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", escape_nonprintable(type), count);
+  fmt::print("ops: {}\n", counts.empty() ? "none" : counts);
+  fmt::print("weights: {} bytes\n", weight_bytes(model));
 }
 
 }  // namespace
 
 int inspect_command(const InspectOptions& options) {
+  check_model_path(options.model);
   const auto overrides = parse_shape_overrides(options.shapes);
   LoadOptions load;
   load.weights = options.weights;
@@ -178,28 +265,25 @@ int inspect_command(const InspectOptions& options) {
     loaded = Model::load(options.model, load);
   } catch (const Error& e) {
     if (!options.json) throw;
-    print_json(nullptr, options.model, {}, {e.what()});
+    print_json(nullptr, options.model, {}, {e});
     print_error(e.what());
     return kExitError;
   }
   Model model = *loaded;
 
-  std::vector<std::string> warnings, problems;
-  for (const Error& w : model.warnings()) warnings.push_back(w.what());
-  for (const Error& p : model.problems()) problems.push_back(p.what());
+  std::vector<Error> warnings = model.warnings(), problems = model.problems();
   if (!overrides.empty()) {
     const auto shapes = resolve_shape_overrides(overrides, model);
     if (!problems.empty()) {
-      warnings.push_back("--shape is not applied: the model has problems");
+      warnings.emplace_back(ErrorCode::usage, "--shape is not applied: the model has problems");
     } else {
       try {
         const Model reshaped = model.reshape(shapes);
         // The reshaped model's warnings include the loader's (a missing weights file).
-        warnings.clear();
-        for (const Error& w : reshaped.warnings()) warnings.push_back(w.what());
+        warnings = reshaped.warnings();
         model = reshaped;
       } catch (const Error& e) {
-        problems.push_back(e.what());
+        problems.push_back(e);
       }
     }
   }
@@ -208,8 +292,8 @@ int inspect_command(const InspectOptions& options) {
     print_json(&model, model.source(), warnings, problems);
   else
     print_text(model);
-  for (const std::string& w : warnings) print_warning(w);
-  for (const std::string& p : problems) print_error(p);
+  for (const Error& w : warnings) print_warning(w.what());
+  for (const Error& p : problems) print_error(p.what());
   return problems.empty() ? kExitOk : kExitError;
 }
 

@@ -24,7 +24,8 @@ using namespace irlite::cli;
 
 constexpr const char* kRunHelp = R"(
 Inputs come from .npy files (-i NAME=FILE.npy, NAME being the input's Parameter layer
-name or one of its tensor names; -i FILE.npy alone for a single-input model). Their
+name or one of its tensor names; -i FILE.npy alone for a single-input model;
+benchmark_app's -i NAME:FILE.npy and --shape NAME[dims] are accepted too). Their
 dtype must be the input's element type: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool.
 bf16 has no NumPy dtype: a bf16 input is read from the raw bits saved as uint16 ('<u2'),
 and bf16 outputs are written as uint16 raw bits too; in NumPy,
@@ -36,8 +37,9 @@ input, else its lower bound, else 1.
 (outputs, values between layers, kernels' scratch space) and, apart, the random inputs;
 going over is an error, raised before anything that large is allocated.
 For every output it prints the element type, shape, min, max, mean, NaN and infinity
-counts and the first values; with -o DIR it saves DIR/NAME.npy (characters of NAME other
-than letters, digits, '.', '-' and '_' become '_').
+counts and the first values (nested by dimension: [[1, 2], [3, ...]]); with -o DIR it
+saves DIR/NAME.npy (characters of NAME other than letters, digits, '.', '-' and '_'
+become '_'). A model with ops irlite lacks is refused with every such layer named.
 -n N runs the model N times on the same inputs. --profile then prints each compute layer's
 median time, share of the run, output bytes and GB/s ((input + output bytes) / time),
 and the times by op type-version; --profile-json FILE writes the runs as a Chrome trace
@@ -53,8 +55,10 @@ Examples:
 
 constexpr const char* kInspectHelp = R"(
 Prints the model's inputs and outputs, then one row per layer in run order: id, name,
-type-version, inferred output element types and shapes (with the dims the IR declares
-where they differ, and "not run" for layers that reach no Result) and key attributes.
+type-version, inputs (the feeding layer id:port and its shape), inferred output element
+types and shapes (with the dims the IR declares where they differ, and "not run" for
+layers that reach no Result) and key attributes; then the count of layers per op and the
+bytes of the Consts.
 Every problem is reported at once, one line each on stderr, and the exit status is then 1.
 The model is inspected without its .bin when it is missing (shapes that depend on
 Const values are then inferred without them).
@@ -65,6 +69,9 @@ Examples:
   irlite inspect model.xml --json > model.json)";
 
 constexpr const char* kOpsHelp = R"(
+Each op version with the opsets that select it and the element types of its inputs and
+outputs ("numeric": every type but boolean; "integer"; "any"; '?' marks an optional input).
+
 Examples:
   irlite ops
   irlite ops --json)";

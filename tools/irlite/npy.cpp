@@ -15,8 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/file.hpp"
-#include "core/text.hpp"
+#include "input_file.hpp"
 #include "irlite/error.hpp"
 
 namespace irlite::npy {
@@ -340,7 +339,7 @@ Tensor decode(std::span<const std::byte> bytes, const std::string& source, std::
 }
 
 Tensor read(const std::filesystem::path& path, std::size_t max_header) {
-  const InputFile file = InputFile::open(path, ".npy file");
+  const cli::InputFile file = cli::InputFile::open(path, ".npy file");
   return decode_from(
       file.size(),
       [&](std::uint64_t offset, std::size_t n, void* dst) {

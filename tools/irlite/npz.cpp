@@ -13,9 +13,7 @@
 #include <set>
 #include <string_view>
 
-#include "core/buffer.hpp"
-#include "core/file.hpp"
-#include "core/text.hpp"
+#include "input_file.hpp"
 #include "irlite/error.hpp"
 #include "npy.hpp"
 
@@ -248,9 +246,9 @@ std::vector<std::byte> member_bytes(const Reader& in, const Member& m, const std
     member_fail(fmt::format("declares {} bytes inflated from {}, more than deflate can produce",
                             m.size, m.compressed));
   // What inflates within that ratio can still be more than the machine holds.
-  if (m.size > physical_memory())
+  if (m.size > cli::physical_memory())
     member_fail(fmt::format("declares {} bytes, more than the machine's {} bytes of memory", m.size,
-                            physical_memory()));
+                            cli::physical_memory()));
 
   std::vector<std::byte> out(static_cast<std::size_t>(m.size));
   if (m.method == kStored) {
@@ -325,7 +323,7 @@ std::vector<Array> decode(std::span<const std::byte> bytes, const std::string& s
 }
 
 std::vector<Array> read(const std::filesystem::path& path) {
-  const InputFile file = InputFile::open(path, ".npz file");
+  const cli::InputFile file = cli::InputFile::open(path, ".npz file");
   if (file.size() > std::numeric_limits<std::size_t>::max())
     throw Error(ErrorCode::io, "the file is too large to read", in_file(file.path()));
   std::vector<std::byte> bytes(static_cast<std::size_t>(file.size()));

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "core/text.hpp"
 
 namespace irlite::cli {
 namespace {

@@ -10,7 +10,6 @@
 #include <span>
 
 #include "commands.hpp"
-#include "core/text.hpp"
 #include "dump.hpp"
 #include "expect.hpp"
 #include "inputs.hpp"
@@ -72,7 +71,9 @@ void print_summary(const Model& model, const Inputs& inputs, const std::vector<T
 
 int run_command(const RunOptions& options) {
   const auto start = Clock::now();
-  const Model model = load_model(options.model, options.weights, options.shapes);
+  const auto loaded = load_model(options.model, options.weights, options.shapes);
+  if (!loaded) return kExitError;
+  const Model& model = *loaded;
   SessionOptions session_settings = session_options(options.threads, options.max_memory);
   session_settings.profile = options.profile || !options.profile_json.empty();
   Session session(model, session_settings);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kernels/element.hpp"
+#include "elements.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -12,7 +12,7 @@ namespace {
 template <class T>
 nlohmann::json value_json(compute_t<T> v, bool boolean) {
   if (boolean) return v != 0;
-  if constexpr (is_float_storage_v<T>)
+  if constexpr (is_float_v<T>)
     return json_number(static_cast<double>(v));
   else if constexpr (std::is_signed_v<T>)
     return static_cast<std::int64_t>(v);
@@ -27,7 +27,7 @@ void add_stats(std::span<const T> values, bool boolean, std::size_t shown, nlohm
   compute_t<T> lo{}, hi{};
   for (const T v : values) {
     const compute_t<T> c = v;
-    if constexpr (is_float_storage_v<T>) {
+    if constexpr (is_float_v<T>) {
       if (std::isnan(c)) {
         ++nan;
         continue;
@@ -44,7 +44,7 @@ void add_stats(std::span<const T> values, bool boolean, std::size_t shown, nlohm
     j["max"] = value_json<T>(hi, boolean);
     j["mean"] = json_number(sum / static_cast<double>(counted));
   }
-  if constexpr (is_float_storage_v<T>) {
+  if constexpr (is_float_v<T>) {
     j["nan"] = nan;
     j["inf"] = inf;
   }

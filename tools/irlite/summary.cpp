@@ -6,35 +6,51 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <span>
 #include <type_traits>
 
-#include "kernels/element.hpp"
+#include "elements.hpp"
+#include "irlite/float16.hpp"
 
 namespace irlite::cli {
 namespace {
 
-template <class T>
-double as_double(T v) {
-  return static_cast<double>(static_cast<compute_t<T>>(v));
-}
+// Six significant digits; NaN as "nan" whatever its sign bit (printf would say "-nan").
+std::string real_text(double v) { return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v); }
 
 template <class T>
 std::string value_text(T v) {
-  if constexpr (is_float_storage_v<T>)
-    return fmt::format("{:.6g}", as_double(v));
+  if constexpr (is_float_v<T>)
+    return real_text(static_cast<double>(static_cast<compute_t<T>>(v)));
   else if constexpr (std::is_signed_v<T>)
     return fmt::format("{}", static_cast<std::int64_t>(v));
   else
     return fmt::format("{}", static_cast<std::uint64_t>(v));
 }
 
-// Calls f(type_tag<T>) for every element type a tensor can hold; booleans are their 0/1 bytes.
-template <class F>
-void dispatch_all(ElementType type, F&& f) {
-  if (type == ElementType::boolean)
-    f(type_tag<std::uint8_t>{});
-  else
-    dispatch_numeric(type, f);
+// The values of dimension `dim` onwards from element `offset`, nested like NumPy prints them
+// ("[[1, 2], [3, 4]]"), until `left` values are shown; then "..." and the closing brackets.
+template <class T>
+void append_nested(std::string& text, std::span<const T> values, const Shape& shape,
+                   std::size_t dim, std::size_t offset, std::size_t& left) {
+  std::size_t stride = 1;
+  for (std::size_t d = dim + 1; d < shape.size(); ++d) stride *= static_cast<std::size_t>(shape[d]);
+  text += '[';
+  for (std::int64_t i = 0; i < shape[dim]; ++i) {
+    if (i) text += ", ";
+    if (left == 0) {
+      text += "...";
+      break;
+    }
+    const std::size_t at = offset + static_cast<std::size_t>(i) * stride;
+    if (dim + 1 == shape.size()) {
+      text += value_text(values[at]);
+      --left;
+    } else {
+      append_nested(text, values, shape, dim + 1, at, left);
+    }
+  }
+  text += ']';
 }
 
 // Bits after the binary point of the random grid: -1 + k * 2^-bits is exact in the type for
@@ -62,7 +78,7 @@ std::string summary_stats(const Tensor& tensor) {
     compute_t<T> lo{}, hi{};
     for (const T v : values) {
       const compute_t<T> c = v;
-      if constexpr (is_float_storage_v<T>) {
+      if constexpr (is_float_v<T>) {
         if (std::isnan(c)) {
           ++nan;
           continue;
@@ -77,23 +93,26 @@ std::string summary_stats(const Tensor& tensor) {
     if (counted == 0)
       text = "min=nan max=nan mean=nan";
     else
-      text = fmt::format("min={} max={} mean={:.6g}", value_text(lo), value_text(hi),
-                         sum / static_cast<double>(counted));
-    if constexpr (is_float_storage_v<T>) text += fmt::format(" nan={} inf={}", nan, inf);
+      text = fmt::format("min={} max={} mean={}", value_text(lo), value_text(hi),
+                         real_text(sum / static_cast<double>(counted)));
+    if constexpr (is_float_v<T>) text += fmt::format(" nan={} inf={}", nan, inf);
   });
   return text;
 }
 
 std::string summary_values(const Tensor& tensor, std::size_t count) {
-  std::string text = "[";
+  std::string text;
   dispatch_all(tensor.element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto values = tensor.values<T>();
-    const std::size_t shown = std::min(count, values.size());
-    for (std::size_t i = 0; i < shown; ++i) text += (i ? ", " : "") + value_text(values[i]);
-    if (shown < values.size()) text += shown ? ", ..." : "...";
+    if (tensor.rank() == 0) {
+      text = count ? value_text(values[0]) : "...";
+      return;
+    }
+    std::size_t left = count;
+    append_nested(text, std::span<const T>(values), tensor.shape(), 0, 0, left);
   });
-  return text + "]";
+  return text;
 }
 
 Tensor random_tensor(ElementType type, const Shape& shape, std::uint64_t seed,
@@ -108,10 +127,10 @@ Tensor random_tensor(ElementType type, const Shape& shape, std::uint64_t seed,
     for (std::uint8_t& v : t.values<std::uint8_t>()) v = static_cast<std::uint8_t>(rng() >> 63);
     return t;
   }
-  dispatch_numeric(type, [&](auto tag) {
+  dispatch_all(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (T& v : t.values<T>()) {
-      if constexpr (is_float_storage_v<T>) {
+      if constexpr (is_float_v<T>) {
         constexpr int bits = grid_bits<T>();
         const auto k = static_cast<double>(rng() >> (63 - bits));
         v = static_cast<T>(static_cast<compute_t<T>>(-1.0 + std::ldexp(k, -bits)));
