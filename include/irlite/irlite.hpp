@@ -11,3 +11,4 @@
 #include "irlite/model.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
+#include "irlite/version.hpp"

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "api/model_impl.hpp"
+#include "irlite/version.hpp"
 #include "loader/ir_reader.hpp"
 #include "loader/xml_text.hpp"
 #include "ops/parameter.hpp"
@@ -284,6 +285,6 @@ Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
   return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
 }
 
-std::string_view version() { return IRLITE_VERSION; }
+std::string_view version() { return IRLITE_VERSION_STRING; }
 
 }  // namespace irlite
