@@ -73,6 +73,17 @@ class Throws final : public CustomOp {
   }
 };
 
+/// Replaces its output with a tensor of its own instead of writing into it.
+class Replaces final : public CustomOp {
+ public:
+  std::vector<CustomOutput> infer(std::span<const CustomInput> inputs) const override {
+    return {{inputs[0].element_type, inputs[0].shape}};
+  }
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+    outputs[0] = inputs[0].clone();
+  }
+};
+
 /// Gives two outputs where one is registered.
 class TwoOutputs final : public CustomOp {
  public:
@@ -84,9 +95,7 @@ class TwoOutputs final : public CustomOp {
 
 CustomOps test_ops() {
   CustomOps ops;
-  ops.add({.type = "Scale",
-           .opset = "extension",
-           .create = [](const LayerAttributes& a) {
+  ops.add({.type = "Scale", .opset = "extension", .create = [](const LayerAttributes& a) {
              return std::make_shared<Scale>(static_cast<float>(a.get_float("factor")));
            }});
   ops.add({.type = "Repeat",
@@ -95,12 +104,15 @@ CustomOps test_ops() {
            .min_inputs = 2,
            .max_inputs = 2,
            .create = [](const LayerAttributes&) { return std::make_shared<Repeat>(); }});
-  ops.add({.type = "Throws",
-           .opset = "extension",
-           .create = [](const LayerAttributes&) { return std::make_shared<Throws>(); }});
-  ops.add({.type = "TwoOutputs",
-           .opset = "extension",
-           .create = [](const LayerAttributes&) { return std::make_shared<TwoOutputs>(); }});
+  ops.add({.type = "Throws", .opset = "extension", .create = [](const LayerAttributes&) {
+             return std::make_shared<Throws>();
+           }});
+  ops.add({.type = "Replaces", .opset = "extension", .create = [](const LayerAttributes&) {
+             return std::make_shared<Replaces>();
+           }});
+  ops.add({.type = "TwoOutputs", .opset = "extension", .create = [](const LayerAttributes&) {
+             return std::make_shared<TwoOutputs>();
+           }});
   return ops;
 }
 
@@ -135,11 +147,11 @@ std::string one_input_model(std::string_view shape, std::string_view type,
 /// data (f32 `shape`) and count (a Parameter, or a Const of value 3 when `count_const`) ->
 /// Repeat -> Result.
 std::string repeat_model(std::string_view shape, bool count_const) {
-  const std::string count =
-      count_const ? R"(<layer id="1" name="count" type="Const" version="opset1">
+  const std::string count = count_const
+                                ? R"(<layer id="1" name="count" type="Const" version="opset1">
 <data element_type="i64" shape="" offset="0" size="8"/>
 <output><port id="0" precision="I64" names="count"/></output></layer>)"
-                  : R"(<layer id="1" name="count" type="Parameter" version="opset1">
+                                : R"(<layer id="1" name="count" type="Parameter" version="opset1">
 <data shape="" element_type="i64"/>
 <output><port id="0" precision="I64" names="count"/></output></layer>)";
   return fmt::format(R"(<?xml version="1.0"?>
@@ -285,6 +297,12 @@ TEST_CASE("custom op: shape rule and kernel errors are located like a built-in o
     CHECK(std::string(e.what()) ==
           "custom.xml:7:2: layer 1 'op' (Throws-1): custom op failed: the device is not ready");
   }
+  // The outputs are written in place, not replaced.
+  CHECK_THROWS_WITH_AS(
+      Session(load(one_input_model("2", "Replaces", ""))).run({{"x", f32_tensor({2}, {1, 2})}}),
+      "custom.xml:7:2: layer 1 'op' (Replaces-1): the custom op replaced output 0 "
+      "instead of writing into it",
+      Error);
   // The rule must give the registered number of outputs.
   CHECK_THROWS_WITH_AS(load(one_input_model("2", "TwoOutputs", "")),
                        "custom.xml:7:2: layer 1 'op' (TwoOutputs-1): the custom shape rule gave 2 "
@@ -335,8 +353,8 @@ TEST_CASE("custom op: registrations that would be ambiguous or unusable are refu
         "custom op 'Mine' is already registered for 'extension'");
   CHECK(refused({.type = "Mine", .opset = "", .create = factory}) ==
         "a custom op needs a type and an opset (the layer's version attribute)");
-  CHECK(refused({.type = "Other", .opset = "x", .min_inputs = 2, .max_inputs = 1,
-                 .create = factory}) ==
+  CHECK(refused(
+            {.type = "Other", .opset = "x", .min_inputs = 2, .max_inputs = 1, .create = factory}) ==
         "custom op 'Other': inputs 2 to 1 and 1 output(s) are not a valid count");
   CHECK(refused({.type = "Other", .opset = "x"}) == "custom op 'Other' has no factory");
   // The same type under another version is a second op.

@@ -99,8 +99,8 @@ class CustomOp {
   /// run, such inputs' values are given to infer(); the others' are not.
   virtual bool shape_needs_value([[maybe_unused]] std::size_t index) const { return false; }
   /// Computes the outputs, allocated with the shapes infer() gave for these inputs but not
-  /// initialised: every element of every output must be written. Reports bad input values with
-  /// fail_value().
+  /// initialised: every element of every output must be written, into the tensors given
+  /// (replacing one is an Error(usage)). Reports bad input values with fail_value().
   virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const = 0;
 
  protected:

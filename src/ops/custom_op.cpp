@@ -16,8 +16,7 @@ namespace irlite {
 namespace {
 
 [[noreturn]] void bad(std::string_view name, std::string_view text, std::string_view what) {
-  throw Error(ErrorCode::format,
-              fmt::format("attribute '{}' = '{}': {}", name, text, what));
+  throw Error(ErrorCode::format, fmt::format("attribute '{}' = '{}': {}", name, text, what));
 }
 
 /// Runs `f`, turning any exception of the caller's code other than Error and bad_alloc into an
@@ -52,8 +51,8 @@ class CustomOpAdapter final : public Op {
     const std::vector<CustomOutput> outputs =
         guarded(ErrorCode::shape, [&] { return op_->infer(custom); });
     if (outputs.size() != static_cast<std::size_t>(num_outputs_))
-      op_error(fmt::format("the custom shape rule gave {} output(s), the op has {}",
-                           outputs.size(), num_outputs_));
+      op_error(fmt::format("the custom shape rule gave {} output(s), the op has {}", outputs.size(),
+                           num_outputs_));
     std::vector<OutputInfo> result;
     result.reserve(outputs.size());
     for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -73,7 +72,15 @@ class CustomOpAdapter final : public Op {
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext&) const override {
+    std::vector<const void*> buffers;
+    buffers.reserve(outputs.size());
+    for (const Tensor& out : outputs) buffers.push_back(out.data());
     guarded(ErrorCode::value, [&] { op_->execute(inputs, outputs); });
+    // The executor owns the outputs' buffers and reads what was written into them.
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].data() != buffers[i])
+        throw Error(ErrorCode::usage,
+                    fmt::format("the custom op replaced output {} instead of writing into it", i));
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
@@ -160,7 +167,9 @@ ElementType LayerAttributes::get_element_type(std::string_view name) const {
   return Attributes(items_).get_element_type(name);
 }
 
-void CustomOp::fail(std::string message) { op_error(std::move(message)); }
+void CustomOp::fail(std::string message) {
+  op_error(std::move(message));
+}
 
 void CustomOp::fail_input(std::size_t index, std::string message) {
   input_error(index, std::move(message));
@@ -177,12 +186,12 @@ CustomOps& CustomOps::add(CustomOpDef def) {
     usage_error(fmt::format("custom op '{}': irlite has a built-in op of that type", def.type));
   for (const CustomOpDef& other : defs_)
     if (other.type == def.type && other.opset == def.opset)
-      usage_error(fmt::format("custom op '{}' is already registered for '{}'", def.type,
-                              def.opset));
+      usage_error(
+          fmt::format("custom op '{}' is already registered for '{}'", def.type, def.opset));
   if (def.min_inputs < 0 || def.max_inputs < def.min_inputs || def.num_outputs < 1)
-    usage_error(fmt::format(
-        "custom op '{}': inputs {} to {} and {} output(s) are not a valid count", def.type,
-        def.min_inputs, def.max_inputs, def.num_outputs));
+    usage_error(
+        fmt::format("custom op '{}': inputs {} to {} and {} output(s) are not a valid count",
+                    def.type, def.min_inputs, def.max_inputs, def.num_outputs));
   if (!def.create) usage_error(fmt::format("custom op '{}' has no factory", def.type));
   defs_.push_back(std::move(def));
   return *this;
@@ -213,8 +222,8 @@ const OpDef* CustomOpTable::find(std::string_view type, std::string_view opset,
     versions += (versions.empty() ? "'" : ", '") + custom_[i].opset + "'";
   }
   if (!versions.empty())
-    *why = fmt::format("custom op {} is registered for version {}, not '{}'", type, versions,
-                       opset);
+    *why =
+        fmt::format("custom op {} is registered for version {}, not '{}'", type, versions, opset);
   return nullptr;
 }
 

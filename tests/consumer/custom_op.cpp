@@ -35,12 +35,10 @@ int main(int argc, char** argv) {
   if (argc != 2) return 2;
   try {
     irlite::LoadOptions options;
-    options.custom_ops.add({.type = "Scale",
-                            .opset = "extension",
-                            .create = [](const irlite::LayerAttributes& a) {
-                              return std::make_shared<Scale>(
-                                  static_cast<float>(a.get_float("factor")));
-                            }});
+    options.custom_ops.add(
+        {.type = "Scale", .opset = "extension", .create = [](const irlite::LayerAttributes& a) {
+           return std::make_shared<Scale>(static_cast<float>(a.get_float("factor")));
+         }});
     const irlite::Model model = irlite::Model::load(argv[1], options);
     std::vector<float> x = {1, 2, 3};
     irlite::Session session(model);
