@@ -5,6 +5,7 @@
 //   irlite::Session session(model);
 //   auto outputs = session.run({{"x", irlite::Tensor(irlite::ElementType::f32, {2, 3})}});
 
+#include "irlite/custom_op.hpp"
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
 #include "irlite/float16.hpp"
@@ -14,3 +15,4 @@
 #include "irlite/profile.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
+#include "irlite/version.hpp"

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "irlite/custom_op.hpp"
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
 #include "irlite/outputs.hpp"
@@ -62,6 +63,9 @@ struct LoadOptions {
   /// layers after it can still be inspected. A missing weights file is a warning, and shapes
   /// that depend on Const values are inferred without them.
   bool keep_going = false;
+  /// Ops of the caller's own for this load (irlite/custom_op.hpp), matched by the layer's
+  /// exact type and version.
+  CustomOps custom_ops;
 };
 
 /// A model input or output.

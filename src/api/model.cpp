@@ -7,8 +7,10 @@
 #include <unordered_set>
 
 #include "api/model_impl.hpp"
+#include "irlite/version.hpp"
 #include "loader/ir_reader.hpp"
 #include "loader/xml_text.hpp"
+#include "ops/custom_op.hpp"
 #include "ops/parameter.hpp"
 #include "ops/registry.hpp"
 #include "ops/shape_utils.hpp"
@@ -158,6 +160,12 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
 
 namespace {
 
+/// The OpDefs of the options' custom ops; null when there are none.
+std::shared_ptr<const CustomOpTable> custom_op_table(const LoadOptions& options) {
+  if (options.custom_ops.empty()) return nullptr;
+  return std::make_shared<const CustomOpTable>(options.custom_ops);
+}
+
 /// Reads the graph with `read` and finishes the model; running out of memory is an Error.
 template <class Read>
 Model load_graph(const std::string& file, const LoadOptions& options, Read&& read) {
@@ -193,7 +201,8 @@ Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) 
   }
   const std::string file = xml.string();
   return load_graph(file, options, [&](Diagnostics& diagnostics) {
-    Graph graph = read_ir_in_place(text, file, weights, diagnostics);
+    Graph graph =
+        read_ir_in_place(text, file, weights, diagnostics, custom_op_table(options));
     text = XmlText();  // the graph holds copies of everything it needs
     return graph;
   });
@@ -212,7 +221,7 @@ Model Model::load_from_memory(std::string_view xml, std::shared_ptr<const void> 
   w.owner = std::move(keep_alive);
   w.present = !weights.empty();
   return load_graph(source_name, options, [&](Diagnostics& diagnostics) {
-    return read_ir(xml, source_name, w, diagnostics);
+    return read_ir(xml, source_name, w, diagnostics, custom_op_table(options));
   });
 }
 
@@ -284,6 +293,6 @@ Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
   return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
 }
 
-std::string_view version() { return IRLITE_VERSION; }
+std::string_view version() { return IRLITE_VERSION_STRING; }
 
 }  // namespace irlite

@@ -56,8 +56,12 @@ struct Node {
   OpKind kind() const { return def ? def->kind : OpKind::compute; }
 };
 
+class CustomOpTable;
+
 struct Graph {
   std::string file;  ///< the .xml path as given, for messages
+  /// The custom ops of the load, which nodes' `def` may point into; null without any.
+  std::shared_ptr<const CustomOpTable> custom_ops;
   std::string name;
   int ir_version = 0;
   std::vector<Node> nodes;               ///< topological order, ties by document order

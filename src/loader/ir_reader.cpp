@@ -23,6 +23,7 @@
 #include "core/ir_element_types.hpp"
 #include "loader/attributes.hpp"
 #include "ops/constant.hpp"
+#include "ops/custom_op.hpp"
 #include "ops/registry.hpp"
 
 namespace irlite {
@@ -255,9 +256,11 @@ bool all_bits(const std::byte* data, std::uint64_t n) {
 
 class Reader {
  public:
-  Reader(const std::string& file, const Weights& weights, Diagnostics& diag)
+  Reader(const std::string& file, const Weights& weights, Diagnostics& diag,
+         std::shared_ptr<const CustomOpTable> custom_ops)
       : weights_(weights), diag_(diag) {
     graph_.file = file;
+    graph_.custom_ops = std::move(custom_ops);
   }
 
   Graph read(std::string_view xml) {
@@ -490,11 +493,14 @@ class Reader {
     graph_.nodes.push_back(std::move(node));
   }
 
-  /// resolve_op, remembering the answers for the few (type, version) pairs a model uses.
+  /// The load's custom op for the layer, else resolve_op; remembering the answers for the few
+  /// (type, version) pairs a model uses.
   const OpDef* resolve(const Node& node, std::string* why) {
     for (const Resolved& r : resolved_)
       if (r.type == node.type && r.opset == node.opset) return r.def;
-    const OpDef* def = resolve_op(node.type, node.opset, why);
+    const OpDef* def =
+        graph_.custom_ops ? graph_.custom_ops->find(node.type, node.opset, why) : nullptr;
+    if (!def && why->empty()) def = resolve_op(node.type, node.opset, why);
     if (def && resolved_.size() < 64) resolved_.push_back({node.type, node.opset, def});
     return def;
   }
@@ -1035,13 +1041,14 @@ class Reader {
 }  // namespace
 
 Graph read_ir(std::string_view xml, const std::string& file, const Weights& weights,
-              Diagnostics& diagnostics) {
-  return Reader(file, weights, diagnostics).read(xml);
+              Diagnostics& diagnostics, std::shared_ptr<const CustomOpTable> custom_ops) {
+  return Reader(file, weights, diagnostics, std::move(custom_ops)).read(xml);
 }
 
 Graph read_ir_in_place(XmlText& xml, const std::string& file, const Weights& weights,
-                       Diagnostics& diagnostics) {
-  return Reader(file, weights, diagnostics).read_in_place(xml);
+                       Diagnostics& diagnostics,
+                       std::shared_ptr<const CustomOpTable> custom_ops) {
+  return Reader(file, weights, diagnostics, std::move(custom_ops)).read_in_place(xml);
 }
 
 }  // namespace irlite

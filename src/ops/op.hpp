@@ -3,6 +3,7 @@
 // time on partial shapes and at run time on real ones) and the kernel glue.
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -107,7 +108,8 @@ struct OpDef {
   int num_outputs;
   OpKind kind = OpKind::compute;
   /// Builds the op from the layer's `<data>`; throws Error for a bad or missing attribute.
-  std::unique_ptr<const Op> (*create)(const Attributes& attributes) = nullptr;
+  /// A function object, so that a custom op's entry can hold the caller's factory.
+  std::function<std::unique_ptr<const Op>(const Attributes& attributes)> create;
   /// The element types each input (max_inputs of them) and each output may have, as
   /// supported_ops() lists them; the shape rule is what enforces them.
   std::vector<OpPortInfo> input_types;

@@ -103,4 +103,11 @@ const OpDef* resolve_op(std::string_view type, std::string_view opset, std::stri
   return best;
 }
 
+bool is_builtin_type(std::string_view type) {
+  const std::string wanted(canonical_type(ascii_lower(type)));
+  for (const OpDef& def : kOps)
+    if (ascii_lower(def.type) == wanted) return true;
+  return false;
+}
+
 }  // namespace irlite

@@ -18,6 +18,10 @@ std::span<const OpDef> registered_ops();
 /// Returns nullptr with the reason (listing the versions irlite has) in *why.
 const OpDef* resolve_op(std::string_view type, std::string_view opset, std::string* why);
 
+/// Whether irlite has an op of this type, in any version: matched as layers are, without
+/// letter case and with the IR's spellings (`Const`).
+bool is_builtin_type(std::string_view type);
+
 /// The op's display name: "TopK-11".
 std::string op_display_name(const OpDef& def);
 

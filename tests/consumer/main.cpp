@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     for (const auto& [name, tensor] : session.run(inputs))
       std::cout << name << " " << irlite::to_string(tensor.shape()) << "\n";
     std::cout << "irlite " << irlite::version() << "\n";
+    if (irlite::version() != IRLITE_VERSION_STRING) return 3;  // headers and library disagree
   } catch (const irlite::Error& e) {
     std::cerr << e.what() << "\n";
     return 1;
