@@ -112,7 +112,7 @@ TEST_CASE("cli: bench rejects bad options and inputs") {
   check_error(cli({"bench", model, "-t", "0"}), 2, {"--time"});
   check_error(cli({"bench", model, "--warmup", "x"}), 2, {"--warmup"});
   check_error(cli({"bench", model, "--seed", "-3"}), 2, {"--seed"});
-  check_error(cli({"bench", model, "--profile"}), 2, {"--profile"});
+  check_error(cli({"bench", model, "--profile", "--json"}), 2, {"--profile", "--json"});
   check_error(cli({"bench"}), 2, {"model"});
   check_error(cli({"bench", model, "--max-memory", "lots"}), 2, {"--max-memory"});
   check_error(cli({"bench", model, "-i", "nowhere=x.npy"}), 1, {"no input 'nowhere'"});

@@ -137,6 +137,28 @@ TEST_CASE("cli profile: --profile prints every compute layer in run order, and t
   CHECK_FALSE(contains(quiet.out, "profile of"));
 }
 
+TEST_CASE("cli profile: bench --profile prints the layers' medians over the timed runs") {
+  TempDir dir;
+  const Outcome o = cli({"bench", kPipeline, "-i", kIndices, "-n", "7", "--profile",
+                         "--profile-json", dir / "trace.json"});
+  CAPTURE(o.out);
+  CAPTURE(o.err);
+  REQUIRE(o.status == 0);
+  const auto lines = lines_of(o.out);
+  std::size_t at = 0;
+  while (at < lines.size() && lines[at].rfind("profile of ", 0) != 0) ++at;
+  REQUIRE(at < lines.size());
+  CHECK(contains(lines[at], "median of 7 runs"));
+  for (std::size_t i = 0; i < kComputeLayers.size(); ++i)
+    CHECK(contains(lines.at(at + 2 + i), " " + kComputeLayers[i].first + " "));
+  // The trace holds the timed runs only: a "run" event and one per compute layer for each.
+  const auto trace = nlohmann::json::parse(read_text(dir.path / "trace.json"));
+  std::size_t layer_events = 0;
+  for (const auto& e : trace.at("traceEvents"))
+    if (e.value("ph", "") == "X" && e.value("cat", "") != "run") ++layer_events;
+  CHECK(layer_events == 7 * kComputeLayers.size());
+}
+
 TEST_CASE("cli profile: --profile-json writes a Chrome trace with an X event per layer and run") {
   TempDir dir;
   const Outcome o = cli(

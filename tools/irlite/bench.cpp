@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "inputs.hpp"
+#include "profile.hpp"
 #include "run_json.hpp"
 
 namespace irlite::cli {
@@ -97,7 +98,7 @@ class Progress {
 
 // The timed runs, stopping as the options say; returns each run's time in milliseconds.
 std::vector<double> timed_runs(Session& session, const Inputs& inputs, const BenchOptions& options,
-                               double& seconds) {
+                               double& seconds, std::vector<RunProfile>& profiles) {
   const std::size_t max_runs = options.iterations ? *options.iterations
                                : options.seconds  ? SIZE_MAX
                                                   : kBenchIterations;
@@ -112,6 +113,8 @@ std::vector<double> timed_runs(Session& session, const Inputs& inputs, const Ben
     const auto run_start = Clock::now();
     run_once(session, inputs);
     times.push_back(ms_since(run_start));
+    if (session.options().profile && profiles.size() < kBenchProfiles)
+      profiles.push_back(session.profile());
     seconds = ms_since(start) / 1000;
     if (times.size() >= max_runs || seconds >= max_seconds) break;
     progress.update(times.size(), seconds, times.back());
@@ -183,7 +186,9 @@ int bench_command(const BenchOptions& options) {
   const auto loaded = load_model(options.model, options.weights, options.shapes);
   if (!loaded) return kExitError;
   const Model& model = *loaded;
-  Session session(model, session_options(options.threads, options.max_memory));
+  SessionOptions settings = session_options(options.threads, options.max_memory);
+  settings.profile = options.profile || !options.profile_json.empty();
+  Session session(model, settings);
   r.load_ms = ms_since(start);
   const Inputs inputs =
       prepare_inputs(model, options.inputs, options.seed, session.options().max_memory_bytes);
@@ -193,15 +198,19 @@ int bench_command(const BenchOptions& options) {
   r.first_run_ms = ms_since(first);
   for (std::size_t i = 0; i < options.warmup; ++i) run_once(session, inputs);
 
-  std::vector<double> times = timed_runs(session, inputs, options, r.seconds);
+  std::vector<RunProfile> profiles;
+  std::vector<double> times = timed_runs(session, inputs, options, r.seconds, profiles);
   r.iterations = times.size();
   r.latency = summarize(times);
   r.peak_rss_bytes = peak_rss_bytes();
 
-  if (options.json)
+  if (options.json) {
     fmt::print("{}\n", bench_json(model, session, inputs, options, r).dump(2));
-  else
+  } else {
     print_text(model, session, inputs, options, r);
+    if (options.profile) print_profile(model, profiles, stdout);  // not with --json
+  }
+  if (!options.profile_json.empty()) write_chrome_trace(model, profiles, options.profile_json);
   return kExitOk;
 }
 

@@ -109,8 +109,14 @@ struct BenchOptions {
   std::optional<double> seconds;
   std::size_t warmup = 1;  ///< untimed runs after the first
   bool json = false;
+  /// --profile: print each layer's median time over the timed runs (the first kBenchProfiles).
+  bool profile = false;
+  /// --profile-json: the Chrome trace of those runs; empty for none.
+  std::string profile_json;
 };
 inline constexpr std::size_t kBenchIterations = 1000;
+/// The timed runs whose layer times --profile and --profile-json keep: the first this many.
+inline constexpr std::size_t kBenchProfiles = 1000;
 inline constexpr double kBenchSeconds = 3;
 
 struct InspectOptions {

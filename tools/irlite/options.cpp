@@ -33,7 +33,9 @@ it stops at 1000 runs or 3 seconds, whichever comes first. It prints the load an
 first-run times, the latency of the timed runs (min, median, mean, p90, p99, max),
 throughput, the peak resident memory and the thread count; --json prints one JSON
 object instead (see the README for its fields). While it runs, a progress line is
-shown on stderr when stderr is a terminal.
+shown on stderr when stderr is a terminal. --profile adds each compute layer's median
+time over the timed runs (the first 1000 of them) as 'irlite run --profile' prints it,
+and --profile-json FILE writes those runs as a Chrome trace (with --json, the one to use).
 
 Examples:
   irlite bench model.xml
@@ -86,7 +88,12 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string
   bench->add_option("--warmup", options.warmup, "Untimed runs after the first (default 1)")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30));
-  bench->add_flag("--json", options.json, "Print one JSON object instead of text");
+  CLI::Option* json = bench->add_flag("--json", options.json, "Print one JSON object instead of text");
+  bench
+      ->add_flag("--profile", options.profile, "Print each layer's median time over the timed runs")
+      ->excludes(json);
+  bench->add_option("--profile-json", options.profile_json, "Write the timed runs as a Chrome trace")
+      ->type_name("FILE");
   bench
       ->add_option("--max-memory", options.max_memory,
                    "Memory budget of a run and of the random inputs (default: half the RAM)")
