@@ -21,76 +21,14 @@
 #include <vector>
 
 #include "irlite/irlite.hpp"
+#include "cli_util.hpp"
 #include "npy.hpp"
 
 using namespace irlite;
+using namespace irlite::cli_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-const std::string kData = std::string(IRLITE_TEST_DATA) + "/cli/";
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("irlite_cli_polish_test_" + std::to_string(::getpid()) +
-                                        "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-  std::vector<std::string> err_lines() const {
-    std::vector<std::string> lines;
-    std::istringstream s(err);
-    for (std::string line; std::getline(s, line);) lines.push_back(line);
-    return lines;
-  }
-};
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string shell_quote(const std::string& arg) {
-  std::string q = "'";
-  for (const char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs `program` with `args`, capturing stdout, stderr and the exit status.
-Outcome run_program(const std::string& program, const std::vector<std::string>& args) {
-  TempDir capture;
-  std::string command = shell_quote(program);
-  for (const std::string& a : args) command.append(" ").append(shell_quote(a));
-  command.append(" >").append(shell_quote(capture / "out"));
-  command.append(" 2>").append(shell_quote(capture / "err"));
-  const int raw = std::system(command.c_str());
-  Outcome o;
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  o.out = read_text(capture.path / "out");
-  o.err = read_text(capture.path / "err");
-  return o;
-}
-
-Outcome cli(const std::vector<std::string>& args) {
-  return run_program(IRLITE_CLI, args);
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The line of `text` that contains `part` (empty when none does).
 std::string line_with(const std::string& text, const std::string& part) {
@@ -255,7 +193,7 @@ TEST_CASE("cli_polish: inspect --json gives counts, bytes and structured diagnos
 }
 
 TEST_CASE("cli_polish: run names every unsupported layer, then points to inspect") {
-  const Outcome o = cli({"run", kData + "broken.xml"});
+  const Outcome o = cli({"run", kCliData + "broken.xml"});
   CAPTURE(o.err);
   CHECK(o.status == 1);
   CHECK(o.out.empty());
@@ -282,12 +220,12 @@ TEST_CASE("cli_polish: run names every unsupported layer, then points to inspect
 TEST_CASE("cli_polish: a .bin given as the model points to the .xml") {
   for (const char* command : {"run", "inspect"}) {
     CAPTURE(command);
-    const Outcome o = cli({command, kData + "const.bin"});
+    const Outcome o = cli({command, kCliData + "const.bin"});
     CHECK(o.status == 2);
     const auto lines = o.err_lines();
     REQUIRE(lines.size() == 1);
-    CHECK(contains(lines[0], "irlite: error: " + kData + "const.bin is a weights file"));
-    CHECK(contains(lines[0], "give the .xml (" + kData + "const.xml exists)"));
+    CHECK(contains(lines[0], "irlite: error: " + kCliData + "const.bin is a weights file"));
+    CHECK(contains(lines[0], "give the .xml (" + kCliData + "const.xml exists)"));
   }
   TempDir dir;
   std::ofstream(dir / "lone.BIN") << "x";
@@ -302,7 +240,7 @@ TEST_CASE("cli_polish: benchmark_app's -i NAME:FILE and --shape NAME[dims]") {
   for (std::size_t i = 0; i < 6; ++i) x.data<float>()[i] = static_cast<float>(i);
   npy::write(dir / "x.npy", x);
 
-  const Outcome o = cli({"run", kData + "dynamic.xml", "-i", "x:" + (dir / "x.npy")});
+  const Outcome o = cli({"run", kCliData + "dynamic.xml", "-i", "x:" + (dir / "x.npy")});
   CAPTURE(o.err);
   REQUIRE(o.status == 0);
   CHECK(contains(o.out, dir / "x.npy"));
@@ -312,24 +250,24 @@ TEST_CASE("cli_polish: benchmark_app's -i NAME:FILE and --shape NAME[dims]") {
   std::error_code ec;
   fs::copy_file(dir / "x.npy", dir / "y:x.npy", ec);
   REQUIRE(!ec);
-  const Outcome path = cli({"run", kData + "dynamic.xml", "-i", dir / "y:x.npy"});
+  const Outcome path = cli({"run", kCliData + "dynamic.xml", "-i", dir / "y:x.npy"});
   CHECK(path.status == 0);
   CHECK(contains(path.out, dir / "y:x.npy"));
-  const Outcome missing = cli({"run", kData + "dynamic.xml", "-i", "C:/nowhere.npy"});
+  const Outcome missing = cli({"run", kCliData + "dynamic.xml", "-i", "C:/nowhere.npy"});
   CHECK(missing.status == 1);
   CHECK(contains(missing.err, "C:/nowhere.npy: cannot open"));
   // x is the input, but x:\ starts a Windows path: the whole text is the file.
-  const Outcome windows = cli({"run", kData + "dynamic.xml", "-i", "x:\\nowhere.npy"});
+  const Outcome windows = cli({"run", kCliData + "dynamic.xml", "-i", "x:\\nowhere.npy"});
   CHECK(windows.status == 1);
   CHECK(contains(windows.err, "x:\\nowhere.npy: cannot open"));
 
-  const Outcome shape = cli({"inspect", kData + "dynamic.xml", "--shape", "x[2..5,3]"});
+  const Outcome shape = cli({"inspect", kCliData + "dynamic.xml", "--shape", "x[2..5,3]"});
   CHECK(shape.status == 0);
   CHECK(contains(shape.out, "x  f32 [2..5,3]"));
-  const Outcome run = cli({"run", kData + "dynamic.xml", "--shape", "x[4,3]"});
+  const Outcome run = cli({"run", kCliData + "dynamic.xml", "--shape", "x[4,3]"});
   CHECK(run.status == 0);
   CHECK(contains(run.out, "f32 [4,3]"));
-  const Outcome unknown = cli({"run", kData + "dynamic.xml", "--shape", "z[4,3]"});
+  const Outcome unknown = cli({"run", kCliData + "dynamic.xml", "--shape", "z[4,3]"});
   CHECK(unknown.status == 1);
   CHECK(contains(unknown.err, "'z'"));
 }
@@ -339,15 +277,15 @@ TEST_CASE("cli_polish: run prints N-D values nested, within --values") {
   Tensor x(ElementType::f32, {2, 3});
   for (std::size_t i = 0; i < 6; ++i) x.data<float>()[i] = 0.5f * static_cast<float>(i);
   npy::write(dir / "x.npy", x);
-  const Outcome all = cli({"run", kData + "dynamic.xml", "-i", dir / "x.npy"});
+  const Outcome all = cli({"run", kCliData + "dynamic.xml", "-i", dir / "x.npy"});
   REQUIRE(all.status == 0);
   CHECK(contains(all.out, "[[0, 0.5, 1], [1.5, 2, 2.5]]"));
-  const Outcome some = cli({"run", kData + "dynamic.xml", "-i", dir / "x.npy", "--values", "4"});
+  const Outcome some = cli({"run", kCliData + "dynamic.xml", "-i", dir / "x.npy", "--values", "4"});
   REQUIRE(some.status == 0);
   CHECK(contains(some.out, "[[0, 0.5, 1], [1.5, ...]]"));
-  const Outcome row = cli({"run", kData + "dynamic.xml", "-i", dir / "x.npy", "--values", "3"});
+  const Outcome row = cli({"run", kCliData + "dynamic.xml", "-i", dir / "x.npy", "--values", "3"});
   CHECK(contains(row.out, "[[0, 0.5, 1], ...]"));
-  const Outcome none = cli({"run", kData + "dynamic.xml", "-i", dir / "x.npy", "--values", "0"});
+  const Outcome none = cli({"run", kCliData + "dynamic.xml", "-i", dir / "x.npy", "--values", "0"});
   CHECK(contains(none.out, "[...]"));
 }
 
@@ -360,7 +298,7 @@ TEST_CASE("cli_polish: NaN prints as nan, never -nan") {
   x.data<float>()[1] = kInf;
   x.data<float>()[2] = -kInf;
   npy::write(dir / "x.npy", x);
-  const Outcome o = cli({"run", kData + "dynamic.xml", "-i", dir / "x.npy"});
+  const Outcome o = cli({"run", kCliData + "dynamic.xml", "-i", dir / "x.npy"});
   CAPTURE(o.out);
   REQUIRE(o.status == 0);
   CHECK(contains(o.out, "min=-inf max=inf mean=nan nan=1 inf=2"));
@@ -370,7 +308,7 @@ TEST_CASE("cli_polish: NaN prints as nan, never -nan") {
   Tensor only(ElementType::f32, {1, 3});
   for (float& v : only.values<float>()) v = -std::numeric_limits<float>::quiet_NaN();
   npy::write(dir / "nan.npy", only);
-  const Outcome n = cli({"run", kData + "dynamic.xml", "-i", dir / "nan.npy"});
+  const Outcome n = cli({"run", kCliData + "dynamic.xml", "-i", dir / "nan.npy"});
   CHECK(contains(n.out, "min=nan max=nan mean=nan nan=3"));
   CHECK_FALSE(contains(n.out, "-nan"));
 }

@@ -21,16 +21,17 @@
 #include <vector>
 
 #include "irlite/irlite.hpp"
+#include "cli_util.hpp"
 #include "npy.hpp"
 
 using namespace irlite;
+using namespace irlite::cli_test;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kModels = IRLITE_MODELS;
-const std::string kPipeline = (kModels / "pipeline.xml").string();
-const std::string kIndices = "indices=" + (kModels / "inputs/pipeline_indices.npy").string();
+const std::string kPipeline = kModels + "pipeline.xml";
+const std::string kIndices = "indices=" + kModels + "inputs/pipeline_indices.npy";
 
 // The pipeline's compute layers in run order, with their type-versions.
 const std::vector<std::pair<std::string, std::string>> kComputeLayers{
@@ -38,65 +39,6 @@ const std::vector<std::pair<std::string, std::string>> kComputeLayers{
     {"bag_max", "ReduceMax-1"},
     {"top_bags", "TopK-11"},
     {"group_max", "SegmentMax-16"}};
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("irlite_cli_profile_test_" + std::to_string(::getpid()) +
-                                        "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string shell_quote(const std::string& arg) {
-  std::string q = "'";
-  for (const char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs the tool with `args`, capturing stdout, stderr and the exit status.
-Outcome cli(const std::vector<std::string>& args) {
-  TempDir capture;
-  std::string command = shell_quote(IRLITE_CLI);
-  for (const std::string& a : args) command.append(" ").append(shell_quote(a));
-  command.append(" >").append(shell_quote(capture / "out"));
-  command.append(" 2>").append(shell_quote(capture / "err"));
-  const int raw = std::system(command.c_str());
-  Outcome o;
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  o.out = read_text(capture.path / "out");
-  o.err = read_text(capture.path / "err");
-  return o;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream s(text);
-  for (std::string line; std::getline(s, line);) lines.push_back(line);
-  return lines;
-}
 
 }  // namespace
 
@@ -152,7 +94,7 @@ TEST_CASE("cli profile: bench --profile prints the layers' medians over the time
   for (std::size_t i = 0; i < kComputeLayers.size(); ++i)
     CHECK(contains(lines.at(at + 2 + i), " " + kComputeLayers[i].first + " "));
   // The trace holds the timed runs only: a "run" event and one per compute layer for each.
-  const auto trace = nlohmann::json::parse(read_text(dir.path / "trace.json"));
+  const auto trace = nlohmann::json::parse(read_bytes(dir.path / "trace.json"));
   std::size_t layer_events = 0;
   for (const auto& e : trace.at("traceEvents"))
     if (e.value("ph", "") == "X" && e.value("cat", "") != "run") ++layer_events;
@@ -166,7 +108,7 @@ TEST_CASE("cli profile: --profile-json writes a Chrome trace with an X event per
   CAPTURE(o.err);
   REQUIRE(o.status == 0);
   CHECK_FALSE(contains(o.out, "profile of"));  // the table only with --profile
-  const auto trace = nlohmann::json::parse(read_text(dir.path / "trace.json"));
+  const auto trace = nlohmann::json::parse(read_bytes(dir.path / "trace.json"));
   REQUIRE(trace.contains("traceEvents"));
   const auto& events = trace["traceEvents"];
   REQUIRE(events.is_array());
@@ -220,7 +162,7 @@ TEST_CASE("cli profile: --dump saves every layer's outputs, as -o does the model
   REQUIRE(o.status == 0);
   CHECK(contains(o.out, "layer outputs: 12 files in "));
 
-  const auto index = nlohmann::json::parse(read_text(fs::path(dump) / "index.json"));
+  const auto index = nlohmann::json::parse(read_bytes(fs::path(dump) / "index.json"));
   CHECK(index["model"] == kPipeline);
   const Model model = Model::load(kPipeline);
   std::map<std::string, std::string> file_of;  // "layer name:port" -> file
@@ -250,14 +192,14 @@ TEST_CASE("cli profile: --dump saves every layer's outputs, as -o does the model
   CHECK(file_of.at("top_bags:3") == "8_top_bags.out3.npy");
   CHECK(file_of.at("indices:0") == "0_indices.out0.npy");
   // The model's outputs are byte for byte what -o writes.
-  CHECK(read_text(fs::path(dump) / file_of.at("top_bags:2")) ==
-        read_text(dir.path / "out/top_values.npy"));
-  CHECK(read_text(fs::path(dump) / file_of.at("top_bags:3")) ==
-        read_text(dir.path / "out/top_indices.npy"));
-  CHECK(read_text(fs::path(dump) / file_of.at("group_max:2")) ==
-        read_text(dir.path / "out/group_max.npy"));
+  CHECK(read_bytes(fs::path(dump) / file_of.at("top_bags:2")) ==
+        read_bytes(dir.path / "out/top_values.npy"));
+  CHECK(read_bytes(fs::path(dump) / file_of.at("top_bags:3")) ==
+        read_bytes(dir.path / "out/top_indices.npy"));
+  CHECK(read_bytes(fs::path(dump) / file_of.at("group_max:2")) ==
+        read_bytes(dir.path / "out/group_max.npy"));
   const Tensor dumped = npy::read(fs::path(dump) / file_of.at("indices:0"));
-  const Tensor given = npy::read(kModels / "inputs/pipeline_indices.npy");
+  const Tensor given = npy::read(kModels + "inputs/pipeline_indices.npy");
   REQUIRE(dumped.shape() == given.shape());
   CHECK(std::memcmp(dumped.data(), given.data(), given.byte_size()) == 0);
   std::size_t on_disk = 0;
@@ -273,7 +215,7 @@ TEST_CASE("cli profile: bad --dump, --profile-json and -n values are clear error
   CHECK(contains(o.err, "irlite: error: "));
   CHECK(contains(o.err, dir / "file"));
   CHECK(contains(o.err, "--dump: this exists and is not a directory"));
-  CHECK(read_text(dir.path / "file") == "x");
+  CHECK(read_bytes(dir.path / "file") == "x");
 
   o = cli({"run", kPipeline, "--dump", dir / "file/sub"});
   CHECK(o.status == 1);

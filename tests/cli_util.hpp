@@ -42,12 +42,7 @@ struct TempDir {
 struct Outcome {
   int status = -1;
   std::string out, err;
-  std::vector<std::string> err_lines() const {
-    std::vector<std::string> lines;
-    std::istringstream s(err);
-    for (std::string line; std::getline(s, line);) lines.push_back(line);
-    return lines;
-  }
+  std::vector<std::string> err_lines() const;
 };
 
 inline std::string read_bytes(const std::filesystem::path& path) {
@@ -69,11 +64,11 @@ inline std::string shell_quote(const std::string& arg) {
   return q + "'";
 }
 
-/// Runs the program with `args` (stdout and stderr to files, so not a terminal) and a time
-/// limit of 60 s.
-inline Outcome cli(const std::vector<std::string>& args) {
+/// Runs `program` with `args` (stdout and stderr to files, so not a terminal) and a time limit
+/// of 60 s.
+inline Outcome run_program(const std::string& program, const std::vector<std::string>& args) {
   TempDir capture;
-  std::string command = "timeout -k 5 60 " + shell_quote(IRLITE_CLI);
+  std::string command = "timeout -k 5 60 " + shell_quote(program);
   for (const std::string& a : args) command.append(" ").append(shell_quote(a));
   command.append(" >").append(shell_quote(capture / "out"));
   command.append(" 2>").append(shell_quote(capture / "err"));
@@ -85,9 +80,22 @@ inline Outcome cli(const std::vector<std::string>& args) {
   return o;
 }
 
+/// Runs the irlite program with `args`, as run_program.
+inline Outcome cli(const std::vector<std::string>& args) { return run_program(IRLITE_CLI, args); }
+
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
+
+/// The lines of `text`, without their line ends.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream s(text);
+  for (std::string line; std::getline(s, line);) lines.push_back(line);
+  return lines;
+}
+
+inline std::vector<std::string> Outcome::err_lines() const { return lines_of(err); }
 
 /// Checks a failed command: exit `status`, exactly one line on stderr, `irlite: error: ` and
 /// every one of `parts` in it.

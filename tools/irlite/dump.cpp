@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "npy.hpp"
+#include "outputs.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -18,17 +19,6 @@ Error io_error(const std::filesystem::path& path, std::string message) {
 }
 
 }  // namespace
-
-std::string safe_file_stem(const std::string& name) {
-  std::string s = name;
-  for (char& c : s) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '_' || c == '-' || c == '.';
-    if (!safe) c = '_';
-  }
-  if (s.empty() || s[0] == '.') s = "_" + s;
-  return s;
-}
 
 std::string dump_file_name(const LayerInfo& layer, std::int64_t port) {
   // File systems take 255 bytes a name: the id keeps a cut name unique.

@@ -12,10 +12,6 @@
 
 namespace irlite::cli {
 
-/// A file name stem from a name: characters other than ASCII letters, digits, '_', '-' and '.'
-/// become '_', and a leading '.' (or an empty name) gets a '_' before it.
-std::string safe_file_stem(const std::string& name);
-
 /// The file a layer's output is saved to: `ID_NAME.outPORT.npy`, NAME being the layer name made
 /// safe (safe_file_stem) and cut to 100 characters, PORT the IR id of the output port.
 std::string dump_file_name(const LayerInfo& layer, std::int64_t port);

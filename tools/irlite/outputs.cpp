@@ -9,9 +9,8 @@
 #include "npz.hpp"
 
 namespace irlite::cli {
-namespace {
 
-std::string file_stem(const std::string& name) {
+std::string safe_file_stem(const std::string& name) {
   std::string s = name;
   for (char& c : s) {
     const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -21,8 +20,6 @@ std::string file_stem(const std::string& name) {
   if (s.empty() || s[0] == '.') s = "_" + s;
   return s;
 }
-
-}  // namespace
 
 std::vector<Tensor> output_tensors(const Outputs& results) {
   std::vector<Tensor> outputs;
@@ -50,8 +47,8 @@ std::vector<std::string> output_file_stems(const Model& model) {
   std::vector<std::string> stems;
   std::set<std::string> used;
   for (const PortInfo& out : model.outputs()) {
-    std::string stem = file_stem(out.name);
-    for (int n = 2; used.count(stem); ++n) stem = file_stem(out.name) + "_" + std::to_string(n);
+    std::string stem = safe_file_stem(out.name);
+    for (int n = 2; used.count(stem); ++n) stem = safe_file_stem(out.name) + "_" + std::to_string(n);
     used.insert(stem);
     stems.push_back(std::move(stem));
   }

@@ -13,6 +13,10 @@
 
 namespace irlite::cli {
 
+/// A file name stem from a name: characters other than ASCII letters, digits, '_', '-' and '.'
+/// become '_', and a leading '.' (or an empty name) gets a '_' before it.
+std::string safe_file_stem(const std::string& name);
+
 /// The run's tensors, in Model::outputs() order.
 std::vector<Tensor> output_tensors(const Outputs& results);
 
