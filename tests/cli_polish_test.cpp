@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "irlite/irlite.hpp"
 #include "cli_util.hpp"
+#include "irlite/irlite.hpp"
 #include "npy.hpp"
 
 using namespace irlite;

@@ -81,7 +81,9 @@ inline Outcome run_program(const std::string& program, const std::vector<std::st
 }
 
 /// Runs the irlite program with `args`, as run_program.
-inline Outcome cli(const std::vector<std::string>& args) { return run_program(IRLITE_CLI, args); }
+inline Outcome cli(const std::vector<std::string>& args) {
+  return run_program(IRLITE_CLI, args);
+}
 
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -95,7 +97,9 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-inline std::vector<std::string> Outcome::err_lines() const { return lines_of(err); }
+inline std::vector<std::string> Outcome::err_lines() const {
+  return lines_of(err);
+}
 
 /// Checks a failed command: exit `status`, exactly one line on stderr, `irlite: error: ` and
 /// every one of `parts` in it.

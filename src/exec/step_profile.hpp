@@ -25,8 +25,9 @@ class StepProfile {
   /// The most in use over steps [lo, hi]; 0 for an empty range.
   double max(std::size_t lo, std::size_t hi) const {
     double m = 0;
-    visit(lo, hi, [&](std::size_t i) { m = std::max(m, bytes_[i] + block_add_[i / kBlock]); },
-          [&](std::size_t b) { m = std::max(m, block_max_[b] + block_add_[b]); });
+    visit(
+        lo, hi, [&](std::size_t i) { m = std::max(m, bytes_[i] + block_add_[i / kBlock]); },
+        [&](std::size_t b) { m = std::max(m, block_max_[b] + block_add_[b]); });
     return m;
   }
   /// Adds `bytes` (not negative) to steps [lo, hi].

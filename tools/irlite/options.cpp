@@ -88,11 +88,13 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string
   bench->add_option("--warmup", options.warmup, "Untimed runs after the first (default 1)")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30));
-  CLI::Option* json = bench->add_flag("--json", options.json, "Print one JSON object instead of text");
+  CLI::Option* json =
+      bench->add_flag("--json", options.json, "Print one JSON object instead of text");
   bench
       ->add_flag("--profile", options.profile, "Print each layer's median time over the timed runs")
       ->excludes(json);
-  bench->add_option("--profile-json", options.profile_json, "Write the timed runs as a Chrome trace")
+  bench
+      ->add_option("--profile-json", options.profile_json, "Write the timed runs as a Chrome trace")
       ->type_name("FILE");
   bench
       ->add_option("--max-memory", options.max_memory,

@@ -48,7 +48,8 @@ std::vector<std::string> output_file_stems(const Model& model) {
   std::set<std::string> used;
   for (const PortInfo& out : model.outputs()) {
     std::string stem = safe_file_stem(out.name);
-    for (int n = 2; used.count(stem); ++n) stem = safe_file_stem(out.name) + "_" + std::to_string(n);
+    for (int n = 2; used.count(stem); ++n)
+      stem = safe_file_stem(out.name) + "_" + std::to_string(n);
     used.insert(stem);
     stems.push_back(std::move(stem));
   }

@@ -22,31 +22,15 @@ nlohmann::json value_json(compute_t<T> v, bool boolean) {
 
 template <class T>
 void add_stats(std::span<const T> values, bool boolean, std::size_t shown, nlohmann::json& j) {
-  std::size_t nan = 0, inf = 0, counted = 0;
-  double sum = 0;
-  compute_t<T> lo{}, hi{};
-  for (const T v : values) {
-    const compute_t<T> c = v;
-    if constexpr (is_float_v<T>) {
-      if (std::isnan(c)) {
-        ++nan;
-        continue;
-      }
-      if (std::isinf(c)) ++inf;
-    }
-    if (counted == 0 || c < lo) lo = c;
-    if (counted == 0 || c > hi) hi = c;
-    sum += static_cast<double>(c);
-    ++counted;
-  }
-  if (counted > 0) {
-    j["min"] = value_json<T>(lo, boolean);
-    j["max"] = value_json<T>(hi, boolean);
-    j["mean"] = json_number(sum / static_cast<double>(counted));
+  const ValueStats<T> st = value_stats(values);
+  if (st.counted > 0) {
+    j["min"] = value_json<T>(st.lo, boolean);
+    j["max"] = value_json<T>(st.hi, boolean);
+    j["mean"] = json_number(st.sum / static_cast<double>(st.counted));
   }
   if constexpr (is_float_v<T>) {
-    j["nan"] = nan;
-    j["inf"] = inf;
+    j["nan"] = st.nan;
+    j["inf"] = st.inf;
   }
   auto first = nlohmann::json::array();
   for (std::size_t i = 0; i < std::min(shown, values.size()); ++i)

@@ -16,7 +16,9 @@ namespace irlite::cli {
 namespace {
 
 // Six significant digits; NaN as "nan" whatever its sign bit (printf would say "-nan").
-std::string real_text(double v) { return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v); }
+std::string real_text(double v) {
+  return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v);
+}
 
 template <class T>
 std::string value_text(T v) {
@@ -72,30 +74,13 @@ std::string summary_stats(const Tensor& tensor) {
   std::string text;
   dispatch_all(tensor.element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const auto values = tensor.values<T>();
-    std::size_t nan = 0, inf = 0, counted = 0;
-    double sum = 0;
-    compute_t<T> lo{}, hi{};
-    for (const T v : values) {
-      const compute_t<T> c = v;
-      if constexpr (is_float_v<T>) {
-        if (std::isnan(c)) {
-          ++nan;
-          continue;
-        }
-        if (std::isinf(c)) ++inf;
-      }
-      if (counted == 0 || c < lo) lo = c;
-      if (counted == 0 || c > hi) hi = c;
-      sum += static_cast<double>(c);
-      ++counted;
-    }
-    if (counted == 0)
+    const ValueStats<T> st = value_stats(tensor.values<T>());
+    if (st.counted == 0)
       text = "min=nan max=nan mean=nan";
     else
-      text = fmt::format("min={} max={} mean={}", value_text(lo), value_text(hi),
-                         real_text(sum / static_cast<double>(counted)));
-    if constexpr (is_float_v<T>) text += fmt::format(" nan={} inf={}", nan, inf);
+      text = fmt::format("min={} max={} mean={}", value_text(st.lo), value_text(st.hi),
+                         real_text(st.sum / static_cast<double>(st.counted)));
+    if constexpr (is_float_v<T>) text += fmt::format(" nan={} inf={}", st.nan, st.inf);
   });
   return text;
 }
