@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "input_file.hpp"
 #include "npy.hpp"
 #include "outputs.hpp"
 
@@ -13,9 +14,7 @@ namespace irlite::cli {
 namespace {
 
 Error io_error(const std::filesystem::path& path, std::string message) {
-  ErrorContext context;
-  context.file = path.string();
-  return Error(ErrorCode::io, std::move(message), std::move(context));
+  return Error(ErrorCode::io, std::move(message), file_context(path.string()));
 }
 
 }  // namespace

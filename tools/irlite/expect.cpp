@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "elements.hpp"
+#include "input_file.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 #include "outputs.hpp"
@@ -48,11 +49,9 @@ class References {
 };
 
 [[noreturn]] void no_output(const std::string& file, const std::string& what, const Model& model) {
-  ErrorContext context;
-  context.file = file;
   throw Error(ErrorCode::input,
               fmt::format("{} no output of the model (outputs: {})", what, output_list(model)),
-              std::move(context));
+              file_context(file));
 }
 
 // `--expect NAME=REF.npy`, `--expect REF.npy` (single-output model) or `--expect REF.npz`.
@@ -107,10 +106,8 @@ void add_expect_dir(References& refs, const Model& model, const std::string& dir
   std::error_code ec;
   std::filesystem::directory_iterator it(dir, ec);
   if (ec) {
-    ErrorContext context;
-    context.file = dir;
     throw Error(ErrorCode::io, fmt::format("cannot read the --expect-dir folder: {}", ec.message()),
-                std::move(context));
+                file_context(dir));
   }
   // Sorted, so that errors and duplicates are reported the same way on every file system.
   std::vector<std::filesystem::path> files;

@@ -15,9 +15,7 @@ namespace irlite::cli {
 namespace {
 
 [[noreturn]] void io_error(const std::string& path, std::string message) {
-  ErrorContext context;
-  context.file = path;
-  throw Error(ErrorCode::io, std::move(message), std::move(context));
+  throw Error(ErrorCode::io, std::move(message), file_context(path));
 }
 
 // What a file that is not a regular one is, for the message.

@@ -7,8 +7,18 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "irlite/error.hpp"
 
 namespace irlite::cli {
+
+/// An error location that is a file alone: an input, an output or a folder the command uses.
+inline ErrorContext file_context(std::string path) {
+  ErrorContext context;
+  context.file = std::move(path);
+  return context;
+}
 
 /// A regular file open for reading; closed when destroyed.
 class InputFile {

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "commands.hpp"
+#include "input_file.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 #include "summary.hpp"
@@ -15,7 +16,7 @@ namespace irlite::cli {
 namespace {
 
 // One -i argument resolved: an input and its .npy, or an archive.
-struct InputFile {
+struct InputArgument {
   std::size_t index = 0;  ///< into Model::inputs(); unused for an archive
   std::string path;
   bool archive = false;
@@ -27,7 +28,7 @@ bool is_archive(const std::string& path) {
 
 // `-i NAME=FILE.npy`, `-i FILE.npy` or `-i FILE.npz`. Input and file names may both contain
 // '=', so the split is the first '=' whose left side names an input of the model.
-InputFile resolve_input_file(const std::string& text, const Model& model) {
+InputArgument resolve_input_file(const std::string& text, const Model& model) {
   if (text.empty() || text.back() == '=')
     throw UsageError(fmt::format("-i '{}': the file name is empty", text));
   for (std::size_t eq = text.find('='); eq != std::string::npos; eq = text.find('=', eq + 1)) {
@@ -55,8 +56,6 @@ InputFile resolve_input_file(const std::string& text, const Model& model) {
 // Checks data read from `where` (a .npy, or an archive's member) against the model input, so
 // that a mismatch names the file as well as the input.
 Tensor fit_input(Tensor t, const PortInfo& port, const std::string& where) {
-  ErrorContext context;
-  context.file = where;
   // bf16 has no NumPy dtype: the file holds the raw bits as uint16.
   if (port.element_type == ElementType::bf16 && t.element_type() == ElementType::u16) {
     auto owner = std::make_shared<Tensor>(t);
@@ -72,7 +71,7 @@ Tensor fit_input(Tensor t, const PortInfo& port, const std::string& where) {
                 fmt::format("input '{}' expects {} {}, but the file holds {} {}{}", port.name,
                             to_string(port.element_type), to_string(port.shape),
                             to_string(t.element_type()), to_string(t.shape()), hint),
-                std::move(context));
+                file_context(where));
   }
   return t;
 }
@@ -167,12 +166,10 @@ void add_archive(Feeds& feeds, const Model& model, const std::string& path) {
     if (!model.find_input(a.name))
       unknown += fmt::format("{}'{}'", unknown.empty() ? "" : ", ", a.name);
   if (!unknown.empty()) {
-    ErrorContext context;
-    context.file = path;
     throw Error(ErrorCode::input,
                 fmt::format("arrays {} name no input of the model (inputs: {})", unknown,
                             input_list(model)),
-                std::move(context));
+                file_context(path));
   }
   for (const npz::Array& a : arrays) feeds.claim(*model.find_input(a.name), path);
   for (npz::Array& a : arrays) {
@@ -217,7 +214,7 @@ Inputs prepare_inputs(const Model& model, const std::vector<std::string>& texts,
   inputs.sources.resize(ports.size());
   Feeds feeds(model, inputs);
   for (const std::string& text : texts) {
-    const InputFile file = resolve_input_file(input_argument_alias(text, model), model);
+    const InputArgument file = resolve_input_file(input_argument_alias(text, model), model);
     if (file.archive) {
       add_archive(feeds, model, file.path);
       continue;

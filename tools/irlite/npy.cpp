@@ -32,14 +32,8 @@ constexpr std::size_t kPreambleV2 = 12;
 constexpr std::size_t kAlignment = 64;
 constexpr std::string_view kReadable = "<f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1";
 
-ErrorContext in_file(const std::string& file) {
-  ErrorContext context;
-  context.file = file;
-  return context;
-}
-
 [[noreturn]] void fail(const std::string& source, std::string message) {
-  throw Error(ErrorCode::input, std::move(message), in_file(source));
+  throw Error(ErrorCode::input, std::move(message), cli::file_context(source));
 }
 
 // Text from the file as it appears in messages: printable, and short enough for one line.
@@ -347,7 +341,7 @@ Tensor read(const std::filesystem::path& path, std::size_t max_header) {
           throw Error(ErrorCode::io,
                       fmt::format("the file ends before byte {}: it was {} bytes when opened",
                                   offset + n, file.size()),
-                      in_file(file.path()));
+                      cli::file_context(file.path()));
       },
       file.path(), max_header);
 }
@@ -385,7 +379,7 @@ void write(const std::filesystem::path& path, const Tensor& tensor) {
   if (out) out.close();
   if (!out)
     throw Error(ErrorCode::io, fmt::format("cannot write: {}", std::strerror(errno)),
-                in_file(path.string()));
+                cli::file_context(path.string()));
 }
 
 }  // namespace irlite::npy

@@ -42,14 +42,8 @@ constexpr std::uint64_t kMaxDeflateRatio = 1032;
 
 constexpr std::string_view kSuffix = ".npy";
 
-ErrorContext in_file(const std::string& file) {
-  ErrorContext context;
-  context.file = file;
-  return context;
-}
-
 [[noreturn]] void fail(const std::string& source, std::string message) {
-  throw Error(ErrorCode::input, std::move(message), in_file(source));
+  throw Error(ErrorCode::input, std::move(message), cli::file_context(source));
 }
 
 // Little-endian fields of the archive, every read checked against its end.
@@ -325,12 +319,12 @@ std::vector<Array> decode(std::span<const std::byte> bytes, const std::string& s
 std::vector<Array> read(const std::filesystem::path& path) {
   const cli::InputFile file = cli::InputFile::open(path, ".npz file");
   if (file.size() > std::numeric_limits<std::size_t>::max())
-    throw Error(ErrorCode::io, "the file is too large to read", in_file(file.path()));
+    throw Error(ErrorCode::io, "the file is too large to read", cli::file_context(file.path()));
   std::vector<std::byte> bytes(static_cast<std::size_t>(file.size()));
   if (file.read_at(0, bytes.data(), bytes.size()) != bytes.size())
     throw Error(ErrorCode::io,
                 fmt::format("the file ends early: it was {} bytes when opened", file.size()),
-                in_file(file.path()));
+                cli::file_context(file.path()));
   return decode(bytes, file.path());
 }
 
@@ -405,7 +399,7 @@ void write(const std::filesystem::path& path, const std::vector<Array>& arrays) 
   if (out) out.close();
   if (!out)
     throw Error(ErrorCode::io, fmt::format("cannot write: {}", std::strerror(errno)),
-                in_file(path.string()));
+                cli::file_context(path.string()));
 }
 
 }  // namespace irlite::npz

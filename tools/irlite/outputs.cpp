@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "input_file.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 
@@ -69,10 +70,8 @@ std::vector<std::string> save_outputs(const std::string& path, const Model& mode
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    ErrorContext context;
-    context.file = path;
     throw Error(ErrorCode::io, fmt::format("cannot create the output directory: {}", ec.message()),
-                std::move(context));
+                file_context(path));
   }
   std::vector<std::string> files;
   const auto stems = output_file_stems(model);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "input_file.hpp"
 
 namespace irlite::cli {
 namespace {
@@ -164,9 +165,7 @@ void write_chrome_trace(const Model& model, std::span<const RunProfile> runs,
   if (file) file << doc.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
   file.close();
   if (!file) {
-    ErrorContext context;
-    context.file = path.string();
-    throw Error(ErrorCode::io, "cannot write the trace file", std::move(context));
+    throw Error(ErrorCode::io, "cannot write the trace file", file_context(path.string()));
   }
 }
 
