@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "irlite/irlite.hpp"
-#include "loader/attributes.hpp"
+#include "core/attributes.hpp"
 
 using namespace irlite;
 

@@ -17,9 +17,9 @@
 #include "kernels/element.hpp"
 #include "kernels/embedding_segments_sum.hpp"
 #include "kernels/reference/embedding_segments_sum.hpp"
-#include "loader/attributes.hpp"
+#include "core/attributes.hpp"
 #include "op_test_util.hpp"
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 #include "ops/registry.hpp"
 
 using namespace irlite;

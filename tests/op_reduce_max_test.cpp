@@ -16,9 +16,9 @@
 #include "kernels/element.hpp"
 #include "kernels/reduce_max.hpp"
 #include "kernels/reference/reduce_max.hpp"
-#include "loader/attributes.hpp"
+#include "core/attributes.hpp"
 #include "op_test_util.hpp"
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 #include "ops/registry.hpp"
 
 using namespace irlite;

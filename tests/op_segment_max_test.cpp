@@ -14,9 +14,9 @@
 #include "kernels/element.hpp"
 #include "kernels/reference/segment_max.hpp"
 #include "kernels/segment_max.hpp"
-#include "loader/attributes.hpp"
+#include "core/attributes.hpp"
 #include "op_test_util.hpp"
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 #include "ops/registry.hpp"
 
 using namespace irlite;

@@ -24,7 +24,7 @@
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 #include "ops/registry.hpp"
 
 namespace irlite::test {

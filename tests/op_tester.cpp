@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "kernels/element.hpp"
-#include "loader/attributes.hpp"
+#include "core/attributes.hpp"
 #include "ops/registry.hpp"
 #include "ops/shape_utils.hpp"
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "irlite/irlite.hpp"
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 
 namespace irlite::testing {
 

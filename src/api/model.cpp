@@ -143,9 +143,8 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
   }
   for (const Node& node : graph.nodes) {
     if (node.reaches_result || node.kind() == OpKind::parameter) continue;
-    diagnostics.warnings.emplace_back(ErrorCode::graph,
-                                      "the layer reaches no Result and is not run",
-                                      graph.context(node));
+    diagnostics.warnings.emplace_back(
+        ErrorCode::graph, "the layer reaches no Result and is not run", graph.context(node));
   }
   impl->warnings = std::move(diagnostics.warnings);
   impl->problems = std::move(diagnostics.problems);
@@ -160,10 +159,18 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
 
 namespace {
 
-/// The OpDefs of the options' custom ops; null when there are none.
-std::shared_ptr<const CustomOpTable> custom_op_table(const LoadOptions& options) {
-  if (options.custom_ops.empty()) return nullptr;
-  return std::make_shared<const CustomOpTable>(options.custom_ops);
+/// The ops of a load: the options' custom ops, matched first, then the built-in registry.
+OpCatalog op_catalog(const LoadOptions& options) {
+  if (options.custom_ops.empty()) return {resolve_op, nullptr};
+  auto table = std::make_shared<const CustomOpTable>(options.custom_ops);
+  OpResolver resolve = [custom = table.get()](std::string_view type, std::string_view opset,
+                                              std::string* why) {
+    const OpDef* def = custom->find(type, opset, why);
+    // An empty reason means the type is not a custom one (rather than a custom type in another
+    // version): a built-in op may have it.
+    return def || !why->empty() ? def : resolve_op(type, opset, why);
+  };
+  return {std::move(resolve), std::move(table)};
 }
 
 /// Reads the graph with `read` and finishes the model; running out of memory is an Error.
@@ -201,8 +208,7 @@ Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) 
   }
   const std::string file = xml.string();
   return load_graph(file, options, [&](Diagnostics& diagnostics) {
-    Graph graph =
-        read_ir_in_place(text, file, weights, diagnostics, custom_op_table(options));
+    Graph graph = read_ir_in_place(text, file, weights, diagnostics, op_catalog(options));
     text = XmlText();  // the graph holds copies of everything it needs
     return graph;
   });
@@ -221,24 +227,40 @@ Model Model::load_from_memory(std::string_view xml, std::shared_ptr<const void> 
   w.owner = std::move(keep_alive);
   w.present = !weights.empty();
   return load_graph(source_name, options, [&](Diagnostics& diagnostics) {
-    return read_ir(xml, source_name, w, diagnostics, custom_op_table(options));
+    return read_ir(xml, source_name, w, diagnostics, op_catalog(options));
   });
 }
 
-const std::string& Model::name() const { return impl_->graph.name; }
-int Model::ir_version() const { return impl_->graph.ir_version; }
-const std::string& Model::source() const { return impl_->graph.file; }
-const std::vector<PortInfo>& Model::inputs() const { return impl_->inputs; }
-const std::vector<PortInfo>& Model::outputs() const { return impl_->outputs; }
+const std::string& Model::name() const {
+  return impl_->graph.name;
+}
+int Model::ir_version() const {
+  return impl_->graph.ir_version;
+}
+const std::string& Model::source() const {
+  return impl_->graph.file;
+}
+const std::vector<PortInfo>& Model::inputs() const {
+  return impl_->inputs;
+}
+const std::vector<PortInfo>& Model::outputs() const {
+  return impl_->outputs;
+}
 const std::vector<LayerInfo>& Model::layers() const {
   // Described on first use: a model that is only run never needs them.
   std::call_once(impl_->layers_once,
                  [&] { impl_->layers = detail::describe_layers(impl_->graph); });
   return impl_->layers;
 }
-const std::vector<Error>& Model::warnings() const { return impl_->warnings; }
-const std::vector<Error>& Model::problems() const { return impl_->problems; }
-bool Model::is_dynamic() const { return impl_->dynamic; }
+const std::vector<Error>& Model::warnings() const {
+  return impl_->warnings;
+}
+const std::vector<Error>& Model::problems() const {
+  return impl_->problems;
+}
+bool Model::is_dynamic() const {
+  return impl_->dynamic;
+}
 std::optional<std::size_t> Model::find_input(std::string_view name) const {
   return impl_->find_input(name);
 }
@@ -293,6 +315,8 @@ Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
   return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
 }
 
-std::string_view version() { return IRLITE_VERSION_STRING; }
+std::string_view version() {
+  return IRLITE_VERSION_STRING;
+}
 
 }  // namespace irlite

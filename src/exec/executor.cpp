@@ -12,7 +12,7 @@
 
 #include "core/buffer.hpp"
 #include "exec/step_profile.hpp"
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 
 namespace irlite {
 namespace {

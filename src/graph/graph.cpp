@@ -1,7 +1,5 @@
 #include "graph/graph.hpp"
 
-#include "ops/registry.hpp"
-
 namespace irlite {
 
 ErrorContext Graph::context(const Node& node) const {

@@ -10,7 +10,7 @@
 #include "irlite/error.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 
 namespace irlite {
 
@@ -56,12 +56,11 @@ struct Node {
   OpKind kind() const { return def ? def->kind : OpKind::compute; }
 };
 
-class CustomOpTable;
-
 struct Graph {
   std::string file;  ///< the .xml path as given, for messages
-  /// The custom ops of the load, which nodes' `def` may point into; null without any.
-  std::shared_ptr<const CustomOpTable> custom_ops;
+  /// What owns the OpDefs that nodes' `def` point to, beyond the built-in registry (the load's
+  /// custom ops); null without any.
+  std::shared_ptr<const void> op_owner;
   std::string name;
   int ir_version = 0;
   std::vector<Node> nodes;               ///< topological order, ties by document order

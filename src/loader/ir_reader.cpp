@@ -8,23 +8,19 @@
 #include <cstring>
 #include <functional>
 #include <optional>
-#include <queue>
+#include <pugixml.hpp>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
-
-#include <pugixml.hpp>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+#include "core/attributes.hpp"
 #include "core/file.hpp"
 #include "core/ir_element_types.hpp"
-#include "loader/attributes.hpp"
-#include "ops/constant.hpp"
-#include "ops/custom_op.hpp"
-#include "ops/registry.hpp"
+#include "graph/order.hpp"
 
 namespace irlite {
 namespace {
@@ -256,11 +252,10 @@ bool all_bits(const std::byte* data, std::uint64_t n) {
 
 class Reader {
  public:
-  Reader(const std::string& file, const Weights& weights, Diagnostics& diag,
-         std::shared_ptr<const CustomOpTable> custom_ops)
-      : weights_(weights), diag_(diag) {
+  Reader(const std::string& file, const Weights& weights, Diagnostics& diag, const OpCatalog& ops)
+      : weights_(weights), diag_(diag), resolve_(ops.resolve) {
     graph_.file = file;
-    graph_.custom_ops = std::move(custom_ops);
+    graph_.op_owner = ops.owner;
   }
 
   Graph read(std::string_view xml) {
@@ -296,8 +291,8 @@ class Reader {
     lines_ = LineIndex();
     port_maps_.clear();
     check_inputs_fed();
-    sort_topologically();
-    mark_live();
+    sort_topologically(graph_, diag_);
+    mark_reaching_results(graph_);
     attach_constants();
     return std::move(graph_);
   }
@@ -493,14 +488,11 @@ class Reader {
     graph_.nodes.push_back(std::move(node));
   }
 
-  /// The load's custom op for the layer, else resolve_op; remembering the answers for the few
-  /// (type, version) pairs a model uses.
+  /// The layer's op, remembering the answers for the few (type, version) pairs a model uses.
   const OpDef* resolve(const Node& node, std::string* why) {
     for (const Resolved& r : resolved_)
       if (r.type == node.type && r.opset == node.opset) return r.def;
-    const OpDef* def =
-        graph_.custom_ops ? graph_.custom_ops->find(node.type, node.opset, why) : nullptr;
-    if (!def && why->empty()) def = resolve_op(node.type, node.opset, why);
+    const OpDef* def = resolve_(node.type, node.opset, why);
     if (def && resolved_.size() < 64) resolved_.push_back({node.type, node.opset, def});
     return def;
   }
@@ -812,147 +804,32 @@ class Reader {
     }
   }
 
-  void sort_topologically() {
-    const std::size_t n = graph_.nodes.size();
-    // IR files list layers in an order that already runs (producers first); Kahn's algorithm
-    // below would keep that order, so there is nothing to do.
-    bool in_order = true;
-    for (std::size_t i = 0; i < n && in_order; ++i)
-      for (const InputPort& in : graph_.nodes[i].inputs)
-        if (in.source_node != kNone && in.source_node >= i) in_order = false;
-    if (in_order) return;
-
-    std::vector<std::size_t> pending(n, 0);
-    // The consumers of node i are consumers[first[i] .. first[i + 1]).
-    std::vector<std::size_t> first(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (const InputPort& in : graph_.nodes[i].inputs) {
-        if (in.source_node == kNone) continue;
-        ++pending[i];
-        ++first[in.source_node + 1];
-      }
-    }
-    for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
-    std::vector<std::size_t> consumers(first[n]);
-    std::vector<std::size_t> filled(first.begin(), first.end() - 1);
-    for (std::size_t i = 0; i < n; ++i)
-      for (const InputPort& in : graph_.nodes[i].inputs)
-        if (in.source_node != kNone) consumers[filled[in.source_node]++] = i;
-    // Kahn's algorithm; among ready layers the earliest in the document goes first, so the
-    // order is deterministic and follows the file where the edges allow.
-    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
-    for (std::size_t i = 0; i < n; ++i)
-      if (pending[i] == 0) ready.push(i);
-    std::vector<std::size_t> order;
-    order.reserve(n);
-    while (!ready.empty()) {
-      const std::size_t i = ready.top();
-      ready.pop();
-      order.push_back(i);
-      for (std::size_t k = first[i]; k < first[i + 1]; ++k)
-        if (--pending[consumers[k]] == 0) ready.push(consumers[k]);
-    }
-    if (order.size() < n) report_cycle(pending, order);
-    apply_order(order);
-  }
-
-  void report_cycle(const std::vector<std::size_t>& pending, std::vector<std::size_t>& order) {
-    // Every layer left has an unsorted producer, so walking producers must come back to a layer
-    // already seen: that loop is a cycle.
-    std::size_t start = 0;
-    while (pending[start] == 0) ++start;
-    std::vector<std::size_t> seen_at(graph_.nodes.size(), kNone);
-    std::vector<std::size_t> path;
-    std::size_t cur = start;
-    while (seen_at[cur] == kNone) {
-      seen_at[cur] = path.size();
-      path.push_back(cur);
-      for (const InputPort& in : graph_.nodes[cur].inputs) {
-        if (in.source_node != kNone && pending[in.source_node] != 0) {
-          cur = in.source_node;
-          break;
-        }
-      }
-    }
-    // The walk went from consumers to producers; print the loop in data-flow order. Of a long
-    // loop only the first layers are named, so that the message stays one readable line.
-    constexpr std::size_t kNamed = 8;
-    const std::size_t length = path.size() - seen_at[cur];
-    std::string members;
-    for (std::size_t k = path.size(); k-- > seen_at[cur] && path.size() - k <= kNamed;) {
-      const Node& m = graph_.nodes[path[k]];
-      members += fmt::format("{} '{}' -> ", m.id, m.name);
-    }
-    if (length > kNamed) members += fmt::format("... ({} more) -> ", length - kNamed);
-    const Node& first = graph_.nodes[path.back()];
-    members += fmt::format("{} '{}'", first.id, first.name);
-    fail(ErrorCode::graph,
-         (length > kNamed ? fmt::format("the layer is on a cycle of {} layers: ", length)
-                          : std::string("the layer is on a cycle: ")) +
-             members,
-         graph_.context(first));
-    // With keep_going, the layers on or behind the cycle stay, unsorted and not inferred.
-    for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
-      if (pending[i] != 0) {
-        graph_.nodes[i].failed = true;
-        order.push_back(i);
-      }
-    }
-  }
-
-  void apply_order(const std::vector<std::size_t>& order) {
-    std::vector<std::size_t> new_index(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) new_index[order[k]] = k;
-    std::vector<Node> sorted;
-    sorted.reserve(order.size());
-    for (std::size_t i : order) sorted.push_back(std::move(graph_.nodes[i]));
-    for (Node& node : sorted)
-      for (InputPort& in : node.inputs)
-        if (in.source_node != kNone) in.source_node = new_index[in.source_node];
-    for (auto& p : graph_.parameters) p = new_index[p];
-    for (auto& r : graph_.results) r = new_index[r];
-    graph_.nodes = std::move(sorted);
-  }
-
-  void mark_live() {
-    for (Node& node : graph_.nodes) node.reaches_result = false;
-    std::vector<std::size_t> stack(graph_.results.begin(), graph_.results.end());
-    while (!stack.empty()) {
-      Node& node = graph_.nodes[stack.back()];
-      stack.pop_back();
-      if (node.reaches_result) continue;
-      node.reaches_result = true;
-      for (const InputPort& in : node.inputs)
-        if (in.source_node != kNone) stack.push_back(in.source_node);
-    }
-    // Parameters are model inputs whether or not anything reads them.
-    for (std::size_t p : graph_.parameters) graph_.nodes[p].reaches_result = true;
-  }
-
   void attach_constants() {
     bool warned_missing = false;
     for (Node& node : graph_.nodes) {
       if (node.kind() != OpKind::constant || !node.op) continue;
-      const auto& c = static_cast<const ConstantOp&>(*node.op);
-      const std::uint64_t width = element_size(c.element_type());
-      const auto count = static_cast<std::uint64_t>(*element_count(c.shape()));
+      const StoredValue* stored = node.op->stored_value();
+      if (!stored) continue;
+      const StoredValue& c = *stored;
+      const std::uint64_t width = element_size(c.type);
+      const auto count = static_cast<std::uint64_t>(*element_count(c.shape));
       if (count != 0 && width > UINT64_MAX / count) {
         fail(ErrorCode::weights,
-             fmt::format("Const of shape {} and type {} is too large", to_string(c.shape()),
-                         to_string(c.element_type())),
+             fmt::format("Const of shape {} and type {} is too large", to_string(c.shape),
+                         to_string(c.type)),
              graph_.context(node));
         continue;
       }
       const std::uint64_t needed = count * width;
-      if (c.size() < needed) {
+      if (c.size < needed) {
         fail(ErrorCode::weights,
-             fmt::format("size {} is too small for shape {} of {} ({} bytes needed)", c.size(),
-                         to_string(c.shape()), to_string(c.element_type()), needed),
+             fmt::format("size {} is too small for shape {} of {} ({} bytes needed)", c.size,
+                         to_string(c.shape), to_string(c.type), needed),
              graph_.context(node));
         continue;
       }
       if (needed == 0) {
-        node.value = Tensor(c.element_type(), c.shape());
+        node.value = Tensor(c.type, c.shape);
         node.has_value = true;
         continue;
       }
@@ -969,28 +846,27 @@ class Reader {
         continue;
       }
       const std::uint64_t total = weights_.bytes.size();
-      if (c.size() > total || c.offset() > total - c.size()) {
+      if (c.size > total || c.offset > total - c.size) {
         fail(ErrorCode::weights,
-             fmt::format("needs bytes [{}, {}{}) but {} has {} bytes", c.offset(),
-                         c.offset() > UINT64_MAX - c.size() ? "offset + " : "",
-                         c.offset() > UINT64_MAX - c.size() ? c.size() : c.offset() + c.size(),
+             fmt::format("needs bytes [{}, {}{}) but {} has {} bytes", c.offset,
+                         c.offset > UINT64_MAX - c.size ? "offset + " : "",
+                         c.offset > UINT64_MAX - c.size ? c.size : c.offset + c.size,
                          weights_.path.empty() ? "the weights buffer" : weights_.path, total),
              graph_.context(node));
         continue;
       }
-      const std::byte* data = weights_.bytes.data() + c.offset();
-      if (c.element_type() == ElementType::boolean && !all_bits(data, needed)) {
+      const std::byte* data = weights_.bytes.data() + c.offset;
+      if (c.type == ElementType::boolean && !all_bits(data, needed)) {
         // Kernels and outputs take a boolean byte to be 0 or 1, as .npy inputs are made.
-        node.value = Tensor(c.element_type(), c.shape());
+        node.value = Tensor(c.type, c.shape);
         auto* out = static_cast<std::uint8_t*>(node.value.data());
         for (std::uint64_t i = 0; i < needed; ++i) out[i] = data[i] != std::byte{0};
       } else if (reinterpret_cast<std::uintptr_t>(data) % width == 0) {
-        node.value = Tensor::view(c.element_type(), c.shape(), static_cast<const void*>(data),
-                                  weights_.owner);
+        node.value = Tensor::view(c.type, c.shape, static_cast<const void*>(data), weights_.owner);
       } else {
         // The IR does not align Consts; an unaligned one is copied once so kernels can read
         // it with plain loads.
-        node.value = Tensor(c.element_type(), c.shape());
+        node.value = Tensor(c.type, c.shape);
         std::memcpy(node.value.data(), data, needed);
       }
       node.has_value = true;
@@ -1018,6 +894,7 @@ class Reader {
 
   const Weights& weights_;
   Diagnostics& diag_;
+  const OpResolver& resolve_;
   XmlText* text_ = nullptr;  ///< the text parsed in place, released as it is read
   LineIndex lines_;
   pugi::xml_document doc_;
@@ -1041,14 +918,13 @@ class Reader {
 }  // namespace
 
 Graph read_ir(std::string_view xml, const std::string& file, const Weights& weights,
-              Diagnostics& diagnostics, std::shared_ptr<const CustomOpTable> custom_ops) {
-  return Reader(file, weights, diagnostics, std::move(custom_ops)).read(xml);
+              Diagnostics& diagnostics, const OpCatalog& ops) {
+  return Reader(file, weights, diagnostics, ops).read(xml);
 }
 
 Graph read_ir_in_place(XmlText& xml, const std::string& file, const Weights& weights,
-                       Diagnostics& diagnostics,
-                       std::shared_ptr<const CustomOpTable> custom_ops) {
-  return Reader(file, weights, diagnostics, std::move(custom_ops)).read_in_place(xml);
+                       Diagnostics& diagnostics, const OpCatalog& ops) {
+  return Reader(file, weights, diagnostics, ops).read_in_place(xml);
 }
 
 }  // namespace irlite

@@ -1,28 +1,44 @@
-#include "ops/constant.hpp"
+// Constant-1 (IR type `Const`): a tensor stored in the weights file at [offset, offset+size).
+// The loader reads the bytes through stored_value(); the executor hands the value on as is.
 
-#include "loader/attributes.hpp"
-#include "ops/all_ops.hpp"
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
 
 namespace irlite {
+namespace {
 
-std::vector<OutputInfo> ConstantOp::infer(std::span<const ValueInfo>, Phase) const {
-  return {{type_, PartialShape::from_shape(shape_)}};
-}
+class ConstantOp final : public Op {
+ public:
+  explicit ConstantOp(StoredValue stored) : stored_(std::move(stored)) {}
 
-std::vector<std::pair<std::string, std::string>> ConstantOp::attributes() const {
-  return {{"element_type", std::string(to_string(type_))}, {"shape", to_string(shape_)}};
-}
+  std::vector<OutputInfo> infer(std::span<const ValueInfo>, Phase) const override {
+    return {{stored_.type, PartialShape::from_shape(stored_.shape)}};
+  }
+  void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
+  std::vector<std::pair<std::string, std::string>> attributes() const override {
+    return {{"element_type", std::string(to_string(stored_.type))},
+            {"shape", to_string(stored_.shape)}};
+  }
+  const StoredValue* stored_value() const override { return &stored_; }
+
+ private:
+  StoredValue stored_;
+};
+
+}  // namespace
 
 OpDef constant_op() {
   return {"Constant", 1, 1, 0, 0, 1, OpKind::constant,
           [](const Attributes& a) -> std::unique_ptr<const Op> {
-            const ElementType type = a.get_element_type("element_type");
-            Shape shape = a.get_shape("shape");
-            if (!element_count(shape))
+            StoredValue stored;
+            stored.type = a.get_element_type("element_type");
+            stored.shape = a.get_shape("shape");
+            if (!element_count(stored.shape))
               throw Error(ErrorCode::format,
                           "attribute 'shape' = '" + a.text("shape") + "': element count overflows");
-            return std::make_unique<ConstantOp>(type, std::move(shape), a.get_uint("offset"),
-                                                a.get_uint("size"));
+            stored.offset = a.get_uint("offset");
+            stored.size = a.get_uint("size");
+            return std::make_unique<ConstantOp>(std::move(stored));
           },
           {},
           {{"output", all_types()}}};

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "core/text.hpp"
-#include "loader/attributes.hpp"
+#include "core/attributes.hpp"
 #include "ops/registry.hpp"
 
 namespace irlite {

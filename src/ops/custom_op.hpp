@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "irlite/custom_op.hpp"
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 
 namespace irlite {
 

@@ -7,8 +7,8 @@
 
 #include <optional>
 
-#include "loader/attributes.hpp"
-#include "ops/all_ops.hpp"
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
 namespace irlite {

@@ -1,7 +1,7 @@
 #include "ops/parameter.hpp"
 
-#include "loader/attributes.hpp"
-#include "ops/all_ops.hpp"
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
 
 namespace irlite {
 

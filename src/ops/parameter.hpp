@@ -1,7 +1,7 @@
 #pragma once
 // Parameter-1: a model input with a declared element type and partial shape.
 
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 
 namespace irlite {
 

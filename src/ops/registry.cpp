@@ -4,24 +4,17 @@
 #include <array>
 #include <optional>
 
-#include "loader/attributes.hpp"
-#include "ops/all_ops.hpp"
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
 
 namespace irlite {
 namespace {
 
-// The registry. One line per (type, version); the order is the order `irlite ops` lists.
+// The registry, in the order of ops/op_list.inc.
 const std::array kOps{
-    parameter_op(),
-    constant_op(),
-    result_op(),
-    // Seed ops (one entry each):
-    segment_max_op(),
-    embedding_segments_sum_op(),
-    reduce_max_op(),
-    topk_v1_op(),
-    topk_v3_op(),
-    topk_v11_op(),
+#define IRLITE_OP(make) make(),
+#include "ops/op_list.inc"
+#undef IRLITE_OP
 };
 
 // The newest opset this registry knows; later opset names are refused rather than guessed.
@@ -44,7 +37,9 @@ std::optional<int> opset_number(std::string_view opset) {
 
 }  // namespace
 
-std::span<const OpDef> registered_ops() { return kOps; }
+std::span<const OpDef> registered_ops() {
+  return kOps;
+}
 
 std::vector<OpInfo> supported_ops() {
   std::vector<OpInfo> ops;
@@ -58,10 +53,6 @@ std::vector<OpInfo> supported_ops() {
                    def.input_types, def.output_types});
   }
   return ops;
-}
-
-std::string op_display_name(const OpDef& def) {
-  return std::string(def.type) + "-" + std::to_string(def.version);
 }
 
 const OpDef* resolve_op(std::string_view type, std::string_view opset, std::string* why) {
@@ -86,8 +77,8 @@ const OpDef* resolve_op(std::string_view type, std::string_view opset, std::stri
   const auto n = opset_number(opset);
   if (!n || *n > kNewestOpset) {
     *why = "unsupported version '" + std::string(opset) + "' for op " + std::string(type) +
-           "; expected opset1..opset" + std::to_string(kNewestOpset) + " (irlite has " +
-           versions + ")";
+           "; expected opset1..opset" + std::to_string(kNewestOpset) + " (irlite has " + versions +
+           ")";
     return nullptr;
   }
   const OpDef* best = nullptr;
@@ -96,8 +87,8 @@ const OpDef* resolve_op(std::string_view type, std::string_view opset, std::stri
     if (!best || def.since_opset > best->since_opset) best = &def;
   }
   if (!best) {
-    *why = "op " + std::string(type) + " is not in " + std::string(opset) + "; irlite has " +
-           versions;
+    *why =
+        "op " + std::string(type) + " is not in " + std::string(opset) + "; irlite has " + versions;
     return nullptr;
   }
   return best;

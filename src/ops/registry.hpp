@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "ops/op.hpp"
+#include "graph/op.hpp"
 
 namespace irlite {
 
@@ -22,7 +22,5 @@ const OpDef* resolve_op(std::string_view type, std::string_view opset, std::stri
 /// letter case and with the IR's spellings (`Const`).
 bool is_builtin_type(std::string_view type);
 
-/// The op's display name: "TopK-11".
-std::string op_display_name(const OpDef& def);
 
 }  // namespace irlite

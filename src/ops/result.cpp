@@ -1,6 +1,6 @@
 // Result-1: marks a model output; passes its input through.
 
-#include "ops/all_ops.hpp"
+#include "ops/op_list.hpp"
 
 namespace irlite {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <limits>
 
-#include "loader/attributes.hpp"
-#include "ops/all_ops.hpp"
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
 namespace irlite {

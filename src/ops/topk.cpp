@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "kernels/element.hpp"
-#include "loader/attributes.hpp"
-#include "ops/all_ops.hpp"
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
 namespace irlite {

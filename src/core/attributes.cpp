@@ -1,4 +1,4 @@
-#include "loader/attributes.hpp"
+#include "core/attributes.hpp"
 
 #include "core/ir_element_types.hpp"
 #include "irlite/error.hpp"

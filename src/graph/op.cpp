@@ -1,6 +1,12 @@
-#include "ops/op.hpp"
+#include "graph/op.hpp"
+
+#include <string>
 
 namespace irlite {
+
+std::string op_display_name(const OpDef& def) {
+  return std::string(def.type) + "-" + std::to_string(def.version);
+}
 
 void op_error(std::string message) { throw Error(ErrorCode::shape, std::move(message)); }
 

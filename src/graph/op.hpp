@@ -1,12 +1,16 @@
 #pragma once
-// The interface every op implements: validation and shape rule (one function, used at load
-// time on partial shapes and at run time on real ones) and the kernel glue.
+// The interface every op implements (validation and shape rule, used at load time on partial
+// shapes and at run time on real ones, and the kernel glue) and the registry entry that builds
+// one. The graph holds ops through this interface only: the ops themselves live in src/ops/ and
+// reach the loader through an OpResolver.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,6 +55,14 @@ struct ExecContext {
   Parallel parallel;
 };
 
+/// A tensor stored in the weights file at [offset, offset + size).
+struct StoredValue {
+  ElementType type = ElementType::undefined;
+  Shape shape;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+};
+
 /// A configured op: an instance per layer, built from the layer's attributes. Immutable.
 class Op {
  public:
@@ -93,6 +105,9 @@ class Op {
   }
   /// The attributes as text for display, in a stable order.
   virtual std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }
+  /// Where the layer's value is stored in the weights file: a Const's. The loader reads it from
+  /// there; null for every other op.
+  virtual const StoredValue* stored_value() const { return nullptr; }
 };
 
 /// What the executor does with a layer.
@@ -114,6 +129,22 @@ struct OpDef {
   /// supported_ops() lists them; the shape rule is what enforces them.
   std::vector<OpPortInfo> input_types;
   std::vector<OpPortInfo> output_types;
+};
+
+/// The op's display name: "TopK-11".
+std::string op_display_name(const OpDef& def);
+
+/// How the loader finds a layer's op: by its `type` and `version="opsetN"` attributes. Returns
+/// nullptr with the reason in *why when there is none. The api composes the registry of built-in
+/// ops (src/ops/registry.hpp) with the load's custom ops.
+using OpResolver =
+    std::function<const OpDef*(std::string_view type, std::string_view opset, std::string* why)>;
+
+/// The ops one load can use: the resolver, and whatever owns the OpDefs it returns beyond the
+/// built-in registry (the load's custom ops), which the graph keeps for as long as it lives.
+struct OpCatalog {
+  OpResolver resolve;
+  std::shared_ptr<const void> owner;
 };
 
 /// The element types of OpDef's port lists: every numeric type; every integral type; i32 and

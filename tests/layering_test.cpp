@@ -1,0 +1,53 @@
+// The library's folders depend on each other one way: core <- graph <- ops, loader, exec,
+// shape_inference <- api, with kernels under the ops. A stray include that turns an arrow round
+// fails here rather than in a later refactoring.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The folders each folder of src/ may include from, besides itself and the public headers.
+const std::map<std::string, std::set<std::string>> kAllowed{
+    {"core", {}},
+    {"kernels", {"core"}},
+    {"graph", {"core"}},
+    {"ops", {"core", "graph", "kernels"}},
+    {"loader", {"core", "graph"}},
+    {"shape_inference", {"core", "graph"}},
+    {"exec", {"core", "graph"}},
+    {"api", {"core", "graph", "ops", "loader", "shape_inference", "exec"}},
+};
+
+}  // namespace
+
+TEST_CASE("layering: src/ folders include only the folders below them") {
+  const fs::path src = fs::path(IRLITE_MODELS).parent_path() / "src";
+  REQUIRE(fs::is_directory(src));
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string folder = fs::relative(entry.path(), src).begin()->string();
+    const auto allowed = kAllowed.find(folder);
+    INFO("file: " << entry.path().string());
+    REQUIRE_MESSAGE(allowed != kAllowed.end(), "src/" << folder << " is not in the layering table");
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("#include \"", 0) != 0) continue;
+      const std::string target = line.substr(10, line.find('/', 10) - 10);
+      if (target == "irlite" || target == folder) continue;
+      CHECK_MESSAGE(allowed->second.count(target) == 1,
+                    "src/" << folder << " must not include " << target << "/: " << line);
+    }
+  }
+  CHECK(files > 30);
+}
