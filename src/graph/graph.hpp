@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct OutputPort {
   std::vector<std::int64_t> declared_dims;
   ElementType type = ElementType::undefined;  ///< inferred
   PartialShape shape = PartialShape::dynamic_rank();
+  /// The range of the values, when load-time value propagation knows it (ValueInfo::lower).
+  std::optional<ValueBounds> bounds;
 };
 
 struct Node {
@@ -48,12 +51,19 @@ struct Node {
   std::vector<std::pair<std::string, std::string>> data_attributes;
   std::vector<InputPort> inputs;    ///< in input order
   std::vector<OutputPort> outputs;  ///< in output order
-  Tensor value;                     ///< a Const's data; empty when the weights are absent
+  /// A Const's data (empty when the weights are absent), or the value a layer whose inputs are
+  /// all known was folded into at load time.
+  Tensor value;
   bool has_value = false;
+  /// The layer was computed at load time: it runs as a Const of `value` from then on.
+  bool folded = false;
   bool reaches_result = true;
   bool failed = false;  ///< shape inference or creation failed: outputs are unknown
 
-  OpKind kind() const { return def ? def->kind : OpKind::compute; }
+  OpKind kind() const {
+    if (folded) return OpKind::constant;
+    return def ? def->kind : OpKind::compute;
+  }
 };
 
 struct Graph {

@@ -1,8 +1,53 @@
 #include "graph/op.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace irlite {
+
+std::optional<ValueBounds> monotonic_bounds(const Op& op, std::span<const ValueInfo> inputs,
+                                            const OutputInfo& output) {
+  if (!output.shape.is_static()) return std::nullopt;
+  std::vector<Tensor> lower, upper;
+  for (const ValueInfo& in : inputs) {
+    if (in.value) {
+      lower.push_back(*in.value);
+      upper.push_back(*in.value);
+    } else if (in.lower && in.upper) {
+      lower.push_back(*in.lower);
+      upper.push_back(*in.upper);
+    } else {
+      return std::nullopt;
+    }
+  }
+  // Only output 0 is kept; the others are computed because execute() writes every output.
+  const auto evaluate = [&](std::span<const Tensor> args) -> std::optional<Tensor> {
+    std::vector<OutputInfo> infos;
+    std::vector<ValueInfo> arg_infos;
+    for (const Tensor& t : args)
+      arg_infos.push_back({t.element_type(), PartialShape::from_shape(t.shape()), &t});
+    try {
+      infos = op.infer(arg_infos, Phase::run);
+      std::vector<Tensor> outs;
+      for (const OutputInfo& info : infos) {
+        if (!info.shape.is_static()) return std::nullopt;
+        outs.emplace_back(info.type, info.shape.to_shape());
+      }
+      if (outs.empty() || outs[0].element_type() != output.type ||
+          outs[0].shape() != output.shape.to_shape())
+        return std::nullopt;
+      op.execute(args, outs, ExecContext{});
+      return std::move(outs[0]);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  };
+  std::optional<Tensor> lo = evaluate(lower);
+  std::optional<Tensor> hi = lo ? evaluate(upper) : std::nullopt;
+  if (!lo || !hi) return std::nullopt;
+  return ValueBounds{std::move(*lo), std::move(*hi)};
+}
 
 std::string op_display_name(const OpDef& def) {
   return std::string(def.type) + "-" + std::to_string(def.version);

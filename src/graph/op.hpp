@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,9 +30,16 @@ class Attributes;
 struct ValueInfo {
   ElementType type = ElementType::undefined;
   PartialShape shape;
-  /// The input's value when the rule gets it: every Const's at load time; at run time only
-  /// those of the inputs the op names in Op::shape_needs_value().
+  /// The input's value when the rule gets it: at load time every Const's and every value
+  /// folded from Consts; at run time only those of the inputs the op names in
+  /// Op::shape_needs_value().
   const Tensor* value = nullptr;
+  /// At load time, when the value is not known but its range is (an integer computed from
+  /// shapes, such as a `k` taken from a ShapeOf): element-wise lower and upper bounds, of the
+  /// input's type and static shape. An upper bound of the type's largest value means unbounded.
+  /// Null otherwise, and always null when `value` is set.
+  const Tensor* lower = nullptr;
+  const Tensor* upper = nullptr;
 };
 
 /// When a shape rule runs.
@@ -48,6 +56,12 @@ enum class Phase {
 struct OutputInfo {
   ElementType type = ElementType::undefined;
   PartialShape shape;
+};
+
+/// The range of an output's values, computed at load time (see ValueInfo::lower).
+struct ValueBounds {
+  Tensor lower;
+  Tensor upper;
 };
 
 /// What a kernel may use while it runs: the Session's threads.
@@ -105,6 +119,19 @@ class Op {
   }
   /// The attributes as text for display, in a stable order.
   virtual std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }
+  /// Whether execute() may run at load time on Const inputs, the result replacing the layer
+  /// (constant folding). Ops whose result is not a function of their inputs alone say no.
+  virtual bool foldable() const { return true; }
+  /// At load time, the bounds of output 0's values from what is known of the inputs (values,
+  /// bounds, shapes); nullopt when nothing is known. Called only when the output is an integer
+  /// tensor of static shape. ShapeOf knows its output's range from the input's dims; ops whose
+  /// output grows with each input (Concat, Gather's data, Squeeze, ReduceMin...) return
+  /// monotonic_bounds(). Default: nothing known.
+  virtual std::optional<ValueBounds> infer_bounds(
+      [[maybe_unused]] std::span<const ValueInfo> inputs,
+      [[maybe_unused]] const OutputInfo& output) const {
+    return std::nullopt;
+  }
   /// Where the layer's value is stored in the weights file: a Const's. The loader reads it from
   /// there; null for every other op.
   virtual const StoredValue* stored_value() const { return nullptr; }
@@ -130,6 +157,13 @@ struct OpDef {
   std::vector<OpPortInfo> input_types;
   std::vector<OpPortInfo> output_types;
 };
+
+/// The bounds of an op whose output 0 does not decrease when any input grows: execute() on the
+/// inputs' lower bounds gives the lower bound, on the upper bounds the upper one. Inputs with a
+/// known value count as their own bounds; nullopt when an input is neither known nor bounded.
+/// Both results keep the type's largest value where an upper bound was unbounded.
+std::optional<ValueBounds> monotonic_bounds(const Op& op, std::span<const ValueInfo> inputs,
+                                            const OutputInfo& output);
 
 /// The op's display name: "TopK-11".
 std::string op_display_name(const OpDef& def);

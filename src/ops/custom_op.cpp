@@ -44,6 +44,10 @@ class CustomOpAdapter final : public Op {
                   std::vector<std::pair<std::string, std::string>> attributes)
       : op_(std::move(op)), num_outputs_(num_outputs), attributes_(std::move(attributes)) {}
 
+  // The caller's compute may have effects of its own (counting calls, logging): it runs when
+  // the model runs, never at load.
+  bool foldable() const override { return false; }
+
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     std::vector<CustomInput> custom;
     custom.reserve(inputs.size());

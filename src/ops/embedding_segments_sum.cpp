@@ -163,7 +163,9 @@ class EmbeddingSegmentsSumOp final : public Op {
 
     if (!table.shape.rank_is_static()) return {{table.type, PartialShape::dynamic_rank()}};
     PartialShape out = table.shape;
-    out[0] = num_segments ? Dimension(*num_segments) : Dimension::dynamic();
+    // Without the value, the range value propagation knows (num_segments from a ShapeOf).
+    const std::optional<Dimension> bounded = known_dimension(num);
+    out[0] = num_segments ? Dimension(*num_segments) : bounded.value_or(Dimension::dynamic());
     return {{table.type, std::move(out)}};
   }
 

@@ -101,6 +101,8 @@ class SegmentMaxOp final : public Op {
       out[0] = Dimension(*num_value);
     else if (!num && ids_count)
       out[0] = Dimension(*ids_count);
+    else if (const auto bounded = num ? known_dimension(*num) : std::nullopt)
+      out[0] = *bounded;  // num_segments from a ShapeOf: its range
     else
       out[0] = Dimension::dynamic();
     return {{data.type, std::move(out)}};

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/element.hpp"
 
@@ -23,6 +25,29 @@ std::size_t row_size(const Tensor& a, const Tensor& b) {
     if (rows != 0) return t->size() / rows;
   }
   return 0;
+}
+
+std::int64_t integer_type_max(ElementType type) {
+  switch (type) {
+    case ElementType::i8: return INT8_MAX;
+    case ElementType::i16: return INT16_MAX;
+    case ElementType::i32: return INT32_MAX;
+    case ElementType::u8: return UINT8_MAX;
+    case ElementType::u16: return UINT16_MAX;
+    case ElementType::u32: return UINT32_MAX;
+    default: return INT64_MAX;
+  }
+}
+
+std::optional<Dimension> known_dimension(const ValueInfo& in, std::size_t i) {
+  if (in.value) return i < in.value->size() ? std::optional(Dimension(integer_at(*in.value, i)))
+                                            : std::nullopt;
+  if (!in.lower || !in.upper || i >= in.lower->size()) return std::nullopt;
+  const std::int64_t lo = std::max<std::int64_t>(0, integer_at(*in.lower, i));
+  const std::int64_t hi = integer_at(*in.upper, i);
+  if (hi >= integer_type_max(in.type)) return Dimension(lo, Dimension::unbounded);
+  if (hi < lo) return std::nullopt;
+  return Dimension(lo, hi);
 }
 
 std::vector<std::int64_t> integer_values(const Tensor& t) {

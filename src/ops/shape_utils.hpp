@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/op.hpp"
 #include "irlite/element_type.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
@@ -25,6 +26,16 @@ std::vector<std::int64_t> integer_values(const Tensor& t);
 /// trailing dims, read off whichever has rows. Derived from sizes rather than multiplied out, so
 /// that a zero extent cannot hide an overflowing product of the other ones.
 std::size_t row_size(const Tensor& a, const Tensor& b);
+
+/// The largest value of an integer element type, as int64 (u64's saturates): the upper bound
+/// that value propagation reads as unbounded.
+std::int64_t integer_type_max(ElementType type);
+
+/// What load-time value propagation knows of element `i` of an integer input: its value, or the
+/// range its bounds give (an upper bound at the type's largest value being unbounded, a negative
+/// lower bound read as 0). nullopt when neither is known. For k, num_segments and the like,
+/// which become a dimension.
+std::optional<Dimension> known_dimension(const ValueInfo& in, std::size_t i = 0);
 
 /// Whether a partial shape can be a scalar (rank 0 or unknown rank).
 inline bool may_be_scalar(const PartialShape& s) { return !s.rank_is_static() || s.rank() == 0; }

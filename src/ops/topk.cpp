@@ -74,6 +74,13 @@ class TopKOp final : public Op {
       if (run_time && dim.is_static() && *k_value > dim.value())
         value_error(1, exceeds(*k.value, dim.value(), axis));
       dim = Dimension(*k_value);
+    } else if (const std::optional<Dimension> kb = known_dimension(k)) {
+      // k unknown but bounded (from a ShapeOf): OpenVINO's rule, where an unbounded axis
+      // keeps its upper bound open.
+      const std::int64_t hi = !dim.has_upper_bound()  ? Dimension::unbounded
+                              : !kb->has_upper_bound() ? dim.max()
+                                                       : std::min(dim.max(), kb->max());
+      dim = Dimension(std::min(dim.min(), kb->min()), hi);
     } else {
       dim = Dimension(0, dim.max());
     }

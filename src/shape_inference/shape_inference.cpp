@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <vector>
+
 namespace irlite {
 namespace {
 
@@ -48,11 +51,53 @@ void compare_declared(const Graph& graph, Node& node, Diagnostics& diagnostics) 
 
 }  // namespace
 
+namespace {
+
+bool all_known(std::span<const ValueInfo> inputs) {
+  for (const ValueInfo& in : inputs)
+    if (!in.value) return false;
+  return true;
+}
+
+/// Computes a single-output layer whose inputs are all known, when its result is small: the
+/// layer then runs as a Const of that value.
+void fold(Node& node, std::span<const ValueInfo> inputs, const OutputPort& out) {
+  if (node.outputs.size() != 1 || !node.op->foldable() || !out.shape.is_static() ||
+      out.type == ElementType::undefined)
+    return;
+  const Shape shape = out.shape.to_shape();
+  const auto count = element_count(shape);
+  if (!count || static_cast<std::uint64_t>(*count) > kFoldLimitBytes / element_size(out.type))
+    return;
+  std::vector<Tensor> args;
+  args.reserve(inputs.size());
+  for (const ValueInfo& in : inputs) args.push_back(*in.value);
+  Tensor result(out.type, shape);
+  node.op->execute(args, std::span<Tensor>(&result, 1), ExecContext{});
+  node.value = std::move(result);
+  node.has_value = true;
+  node.folded = true;
+}
+
+/// Bounds are followed for shape-like values only: small integer tensors.
+constexpr std::int64_t kMaxBoundedElements = 64;
+
+void propagate_bounds(Node& node, std::span<const ValueInfo> inputs) {
+  OutputPort& out = node.outputs[0];
+  if (!is_integral(out.type) || !out.shape.is_static()) return;
+  const auto count = element_count(out.shape.to_shape());
+  if (!count || *count > kMaxBoundedElements) return;
+  out.bounds = node.op->infer_bounds(inputs, OutputInfo{out.type, out.shape});
+}
+
+}  // namespace
+
 void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
   // Reused from layer to layer: assigning a shape into it reuses its storage.
   std::vector<ValueInfo> inputs;
   for (Node& node : graph.nodes) {
     if (node.failed) continue;
+    for (OutputPort& out : node.outputs) out.bounds.reset();
     bool inputs_known = true;
     std::size_t count = 0;
     for (const InputPort& in : node.inputs) {
@@ -67,6 +112,9 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
       info.type = out.type;
       info.shape = out.shape;
       info.value = src.kind() == OpKind::constant && src.has_value ? &src.value : nullptr;
+      const bool bounded = !info.value && out.bounds;
+      info.lower = bounded ? &out.bounds->lower : nullptr;
+      info.upper = bounded ? &out.bounds->upper : nullptr;
     }
     if (!inputs_known) {
       // The producer's problem has been reported; this layer cannot be judged.
@@ -83,11 +131,15 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
       continue;
     }
     try {
-      std::vector<OutputInfo> outputs =
-          node.op->infer(std::span<const ValueInfo>(inputs.data(), count), Phase::load);
+      const std::span<const ValueInfo> known(inputs.data(), count);
+      std::vector<OutputInfo> outputs = node.op->infer(known, Phase::load);
       for (std::size_t i = 0; i < node.outputs.size() && i < outputs.size(); ++i) {
         node.outputs[i].type = outputs[i].type;
         node.outputs[i].shape = std::move(outputs[i].shape);
+      }
+      if (node.kind() == OpKind::compute && !node.outputs.empty()) {
+        if (all_known(known)) fold(node, known, node.outputs[0]);
+        if (!node.folded) propagate_bounds(node, known);
       }
     } catch (const Error& e) {
       node.failed = true;

@@ -19,8 +19,8 @@
 
 #include "core/parallel.hpp"
 #include "irlite/irlite.hpp"
-#include "loader/attributes.hpp"
-#include "ops/op.hpp"
+#include "core/attributes.hpp"
+#include "graph/op.hpp"
 #include "ops/registry.hpp"
 
 namespace {
