@@ -116,6 +116,9 @@ struct LayerInfo {
   /// False when no Result depends on the layer: it is not run, and a shape rule that refuses
   /// it is a warning, not a problem (its outputs are then unknown).
   bool reaches_result = true;
+  /// The layer was computed while loading, its inputs being all known (constant folding): runs
+  /// use its value as a Const's, shown as "value" when small.
+  bool folded = false;
 };
 
 /// A loaded model: immutable, cheap to copy (copies share it) and safe to use from many threads.

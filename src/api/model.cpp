@@ -42,6 +42,7 @@ LayerInfo describe(const Graph& graph, const Node& node) {
   info.line = node.location.line;
   info.column = node.location.column;
   info.reaches_result = node.reaches_result;
+  info.folded = node.folded;
   info.attributes = node.op ? node.op->attributes() : node.data_attributes;
   if (node.kind() == OpKind::constant && node.has_value && node.value.size() <= kInlineValues &&
       node.value.element_type() != ElementType::undefined)
