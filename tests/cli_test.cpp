@@ -391,6 +391,20 @@ TEST_CASE("cli: inspect --json") {
   CHECK(dyn["is_dynamic"] == true);
 }
 
+TEST_CASE("cli: inspect marks the layers folded while loading, with their values") {
+  // Every input of the SegmentMax is a Const: it is computed at load time.
+  const Outcome o = cli({"inspect", std::string(IRLITE_MODELS) + "/segment_max_example1.xml"});
+  REQUIRE(o.status == 0);
+  CHECK(contains(o.out, "f32 [2] (folded)  fill_mode=zero value=[-1.5,0]"));
+  const Outcome j = cli({"inspect", std::string(IRLITE_MODELS) + "/segment_max_example1.xml", "--json"});
+  REQUIRE(j.status == 0);
+  const auto layers = nlohmann::json::parse(j.out)["layers"];
+  REQUIRE(layers.size() == 5);
+  CHECK(layers[0]["folded"] == false);
+  CHECK(layers[3]["folded"] == true);
+  CHECK(layers[3]["attributes"]["value"] == "[-1.5,0]");
+}
+
 TEST_CASE("cli: inspect reports every problem at once") {
   for (const bool json : {false, true}) {
     CAPTURE(json);

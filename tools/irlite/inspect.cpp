@@ -48,6 +48,7 @@ std::string outputs_text(const LayerInfo& layer) {
   }
   if (s.empty()) s.push_back('-');
   if (!layer.reaches_result) s += " (not run)";
+  if (layer.folded) s += " (folded)";
   return s;
 }
 
@@ -132,6 +133,7 @@ Json layer_json(const LayerInfo& layer) {
               {"line", layer.line},
               {"attributes", std::move(attributes)},
               {"reaches_result", layer.reaches_result},
+              {"folded", layer.folded},
               {"inputs", std::move(inputs)},
               {"outputs", std::move(outputs)}};
 }

@@ -56,9 +56,9 @@ Examples:
 constexpr const char* kInspectHelp = R"(
 Prints the model's inputs and outputs, then one row per layer in run order: id, name,
 type-version, inputs (the feeding layer id:port and its shape), inferred output element
-types and shapes (with the dims the IR declares where they differ, and "not run" for
-layers that reach no Result) and key attributes; then the count of layers per op and the
-bytes of the Consts.
+types and shapes (with the dims the IR declares where they differ, "not run" for layers
+that reach no Result and "folded" for layers computed while loading, their inputs being
+all known) and key attributes; then the count of layers per op and the bytes of the Consts.
 Every problem is reported at once, one line each on stderr, and the exit status is then 1.
 The model is inspected without its .bin when it is missing (shapes that depend on
 Const values are then inferred without them).
