@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace irlite {
@@ -82,12 +83,37 @@ void fold(Node& node, std::span<const ValueInfo> inputs, const OutputPort& out) 
 /// Bounds are followed for shape-like values only: small integer tensors.
 constexpr std::int64_t kMaxBoundedElements = 64;
 
+/// Whether two tensors of one type and shape hold the same bytes.
+bool same_bytes(const Tensor& a, const Tensor& b) {
+  return a.element_type() == b.element_type() && a.shape() == b.shape() &&
+         std::memcmp(a.data(), b.data(), a.byte_size()) == 0;
+}
+
+/// Bounds of output 0 from what is known of the inputs. Bounds that meet (ShapeOf of a static
+/// shape, a Gather of its static dims) are the value itself: a single-output layer is then
+/// folded like one whose inputs are all Consts, so that the layers after it see a value.
 void propagate_bounds(Node& node, std::span<const ValueInfo> inputs) {
   OutputPort& out = node.outputs[0];
   if (!is_integral(out.type) || !out.shape.is_static()) return;
   const auto count = element_count(out.shape.to_shape());
   if (!count || *count > kMaxBoundedElements) return;
   out.bounds = node.op->infer_bounds(inputs, OutputInfo{out.type, out.shape});
+  if (!out.bounds || node.outputs.size() != 1 || !node.op->foldable() ||
+      !same_bytes(out.bounds->lower, out.bounds->upper))
+    return;
+  node.value = std::move(out.bounds->lower);
+  node.has_value = true;
+  node.folded = true;
+  out.bounds.reset();
+}
+
+/// Undoes what an earlier inference folded, so that the graph is inferred anew (a reshape may
+/// change the shapes a fold was derived from). Consts keep their values.
+void unfold(Node& node) {
+  if (!node.folded) return;
+  node.folded = false;
+  node.has_value = false;
+  node.value = Tensor();
 }
 
 }  // namespace
@@ -96,6 +122,7 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
   // Reused from layer to layer: assigning a shape into it reuses its storage.
   std::vector<ValueInfo> inputs;
   for (Node& node : graph.nodes) {
+    unfold(node);
     if (node.failed) continue;
     for (OutputPort& out : node.outputs) out.bounds.reset();
     bool inputs_known = true;

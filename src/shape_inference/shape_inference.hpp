@@ -15,7 +15,9 @@ inline constexpr std::uint64_t kFoldLimitBytes = std::uint64_t{1} << 20;
 /// Const inputs. Values propagate too: a single-output layer whose inputs are all known is
 /// computed (folded) when its output takes at most kFoldLimitBytes, and runs as a Const from
 /// then on; small integer outputs get bounds from Op::infer_bounds (ShapeOf from its input's
-/// dims, and the glue after it), which the shape rules of the layers they feed use. A layer
+/// dims, and the glue after it), which the shape rules of the layers they feed use; bounds
+/// that meet make the layer folded too. Inferring a graph again (a reshape) first undoes the
+/// folds of the previous inference. A layer
 /// whose rule fails is reported and its outputs stay unknown; layers fed by it are skipped. A
 /// layer that reaches no Result never rejects the model: the failure of its rule is a warning.
 /// Declared port dims that contradict the inferred shapes become warnings.
