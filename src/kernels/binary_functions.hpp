@@ -16,8 +16,7 @@ namespace irlite::binary_fn {
 /// The unsigned type integer arithmetic on T is done in: at least 32 bits, so that the usual
 /// promotions never take it back to a signed int.
 template <class T>
-using wide_unsigned_t =
-    std::conditional_t<(sizeof(T) < 4), std::uint32_t, std::make_unsigned_t<T>>;
+using wide_unsigned_t = std::conditional_t<(sizeof(T) < 4), std::uint32_t, std::make_unsigned_t<T>>;
 
 template <class T>
 IRLITE_INLINE T from_compute(compute_t<T> v) {
@@ -133,12 +132,12 @@ struct Power {
   }
 };
 
-#define IRLITE_COMPARE(Name, op)                                                        \
-  struct Name {                                                                         \
-    template <class T>                                                                  \
-    IRLITE_INLINE std::uint8_t operator()(T a, T b) const {                             \
-      return static_cast<compute_t<T>>(a) op static_cast<compute_t<T>>(b) ? 1 : 0;      \
-    }                                                                                   \
+#define IRLITE_COMPARE(Name, op)                                                   \
+  struct Name {                                                                    \
+    template <class T>                                                             \
+    IRLITE_INLINE std::uint8_t operator()(T a, T b) const {                        \
+      return static_cast<compute_t<T>>(a) op static_cast<compute_t<T>>(b) ? 1 : 0; \
+    }                                                                              \
   };
 IRLITE_COMPARE(Equal, ==)
 IRLITE_COMPARE(NotEqual, !=)

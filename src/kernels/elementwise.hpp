@@ -98,36 +98,36 @@ void for_each_run(const Parallel& parallel, const ElementwisePlan& plan, F&& run
   if (plan.total <= 0) return;
   const std::size_t rank = plan.dims.size();
   const std::int64_t inner = plan.dims.back();
-  parallel.for_range(
-      static_cast<std::size_t>(plan.total), kElementwiseGrain,
-      [&](std::size_t begin, std::size_t end, std::size_t) {
-        auto pos = static_cast<std::int64_t>(begin);
-        const auto stop = static_cast<std::int64_t>(end);
-        std::int64_t row = pos / inner;
-        std::int64_t col = pos % inner;
-        // The row's index over the outer dims.
-        std::vector<std::int64_t> index(rank - 1, 0);
-        for (std::size_t d = rank - 1; d-- > 0;) {
-          index[d] = row % plan.dims[d];
-          row /= plan.dims[d];
-        }
-        while (pos < stop) {
-          std::array<std::int64_t, kMaxElementwiseInputs> offsets{};
-          for (std::size_t k = 0; k < plan.inputs; ++k) {
-            std::int64_t o = col * plan.strides[rank - 1][k];
-            for (std::size_t d = 0; d + 1 < rank; ++d) o += index[d] * plan.strides[d][k];
-            offsets[k] = o;
-          }
-          const std::int64_t count = std::min(inner - col, stop - pos);
-          run(offsets, pos, count);
-          pos += count;
-          col = 0;
-          for (std::size_t d = rank - 1; d-- > 0;) {
-            if (++index[d] < plan.dims[d]) break;
-            index[d] = 0;
-          }
-        }
-      });
+  parallel.for_range(static_cast<std::size_t>(plan.total), kElementwiseGrain,
+                     [&](std::size_t begin, std::size_t end, std::size_t) {
+                       auto pos = static_cast<std::int64_t>(begin);
+                       const auto stop = static_cast<std::int64_t>(end);
+                       std::int64_t row = pos / inner;
+                       std::int64_t col = pos % inner;
+                       // The row's index over the outer dims.
+                       std::vector<std::int64_t> index(rank - 1, 0);
+                       for (std::size_t d = rank - 1; d-- > 0;) {
+                         index[d] = row % plan.dims[d];
+                         row /= plan.dims[d];
+                       }
+                       while (pos < stop) {
+                         std::array<std::int64_t, kMaxElementwiseInputs> offsets{};
+                         for (std::size_t k = 0; k < plan.inputs; ++k) {
+                           std::int64_t o = col * plan.strides[rank - 1][k];
+                           for (std::size_t d = 0; d + 1 < rank; ++d)
+                             o += index[d] * plan.strides[d][k];
+                           offsets[k] = o;
+                         }
+                         const std::int64_t count = std::min(inner - col, stop - pos);
+                         run(offsets, pos, count);
+                         pos += count;
+                         col = 0;
+                         for (std::size_t d = rank - 1; d-- > 0;) {
+                           if (++index[d] < plan.dims[d]) break;
+                           index[d] = 0;
+                         }
+                       }
+                     });
 }
 
 /// One run of a binary op: out[i] = f(a[i * sa], b[i * sb]), sa and sb each 0 or 1.
@@ -163,9 +163,8 @@ void binary_elementwise(const Parallel& parallel, const ElementwisePlan& plan, F
 /// One run of Select on elements of U (an unsigned type of the element's size).
 template <class U>
 IRLITE_MULTIVERSION void select_run(const std::uint8_t* __restrict c, std::int64_t sc,
-                                    const U* __restrict a, std::int64_t sa,
-                                    const U* __restrict b, std::int64_t sb, U* __restrict out,
-                                    std::int64_t n) {
+                                    const U* __restrict a, std::int64_t sa, const U* __restrict b,
+                                    std::int64_t sb, U* __restrict out, std::int64_t n) {
   if (sc == 1 && sa == 1 && sb == 1) {
     for (std::int64_t i = 0; i < n; ++i) out[i] = c[i] != 0 ? a[i] : b[i];
   } else if (sc == 0) {
@@ -225,11 +224,20 @@ IRLITE_MULTIVERSION void logical_not_run(const B* __restrict in, B* __restrict o
 template <class F>
 bool dispatch_bytes(std::size_t bytes, F&& f) {
   switch (bytes) {
-    case 1: f(type_tag<std::uint8_t>{}); return true;
-    case 2: f(type_tag<std::uint16_t>{}); return true;
-    case 4: f(type_tag<std::uint32_t>{}); return true;
-    case 8: f(type_tag<std::uint64_t>{}); return true;
-    default: return false;
+    case 1:
+      f(type_tag<std::uint8_t>{});
+      return true;
+    case 2:
+      f(type_tag<std::uint16_t>{});
+      return true;
+    case 4:
+      f(type_tag<std::uint32_t>{});
+      return true;
+    case 8:
+      f(type_tag<std::uint64_t>{});
+      return true;
+    default:
+      return false;
   }
 }
 

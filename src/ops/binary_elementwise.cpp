@@ -49,33 +49,67 @@ Family family_of(Kind k) {
 
 /// Calls f(functor) with the scalar function of `kind` for element type T.
 template <class T, class F>
-void with_function(Kind kind, bool pythondiv, F&& f) {
+void with_function(Kind kind, bool pythondiv, bool booleans, F&& f) {
   using namespace binary_fn;
   const auto compare = [&](auto fn) {
     if constexpr (std::is_same_v<T, std::uint8_t>) {
-      // Booleans travel as bytes too; they are compared as truth values.
-      f(OnBooleans<decltype(fn)>{fn});
-    } else {
-      f(fn);
+      // Booleans travel as bytes, as u8 does; they are compared as truth values.
+      if (booleans) {
+        f(OnBooleans<decltype(fn)>{fn});
+        return;
+      }
     }
+    f(fn);
   };
   switch (kind) {
-    case Kind::add: f(Add{}); return;
-    case Kind::subtract: f(Subtract{}); return;
-    case Kind::multiply: f(Multiply{}); return;
-    case Kind::divide: f(Divide{pythondiv}); return;
-    case Kind::maximum: f(Maximum{}); return;
-    case Kind::minimum: f(Minimum{}); return;
-    case Kind::power: f(Power{}); return;
-    case Kind::equal: compare(Equal{}); return;
-    case Kind::not_equal: compare(NotEqual{}); return;
-    case Kind::less: compare(Less{}); return;
-    case Kind::less_equal: compare(LessEqual{}); return;
-    case Kind::greater: compare(Greater{}); return;
-    case Kind::greater_equal: compare(GreaterEqual{}); return;
-    case Kind::logical_and: f(LogicalAnd{}); return;
-    case Kind::logical_or: f(LogicalOr{}); return;
-    case Kind::logical_xor: f(LogicalXor{}); return;
+    case Kind::add:
+      f(Add{});
+      return;
+    case Kind::subtract:
+      f(Subtract{});
+      return;
+    case Kind::multiply:
+      f(Multiply{});
+      return;
+    case Kind::divide:
+      f(Divide{pythondiv});
+      return;
+    case Kind::maximum:
+      f(Maximum{});
+      return;
+    case Kind::minimum:
+      f(Minimum{});
+      return;
+    case Kind::power:
+      f(Power{});
+      return;
+    case Kind::equal:
+      compare(Equal{});
+      return;
+    case Kind::not_equal:
+      compare(NotEqual{});
+      return;
+    case Kind::less:
+      compare(Less{});
+      return;
+    case Kind::less_equal:
+      compare(LessEqual{});
+      return;
+    case Kind::greater:
+      compare(Greater{});
+      return;
+    case Kind::greater_equal:
+      compare(GreaterEqual{});
+      return;
+    case Kind::logical_and:
+      f(LogicalAnd{});
+      return;
+    case Kind::logical_or:
+      f(LogicalOr{});
+      return;
+    case Kind::logical_xor:
+      f(LogicalXor{});
+      return;
   }
 }
 
@@ -144,7 +178,8 @@ std::optional<Range> combine(Kind kind, const Range& a, const Range& b) {
       r.open = a.open && b.open;
       r.hi = a.open ? b.hi : b.open ? a.hi : std::min(a.hi, b.hi);
       return r;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -155,9 +190,9 @@ void put_integer(Tensor& t, std::size_t i, std::int64_t v) {
     if constexpr (std::is_integral_v<T>) {
       if constexpr (std::is_same_v<T, std::uint64_t>) {
         // An open upper bound of u64 is its largest value, which int64 cannot hold.
-        t.data<T>()[i] =
-            v == std::numeric_limits<std::int64_t>::max() ? std::numeric_limits<T>::max()
-                                                          : static_cast<T>(v);
+        t.data<T>()[i] = v == std::numeric_limits<std::int64_t>::max()
+                             ? std::numeric_limits<T>::max()
+                             : static_cast<T>(v);
       } else {
         t.data<T>()[i] = static_cast<T>(v);
       }
@@ -169,7 +204,8 @@ std::int64_t integer_type_min(ElementType type) {
   std::int64_t m = 0;
   dispatch_numeric(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) m = static_cast<std::int64_t>(std::numeric_limits<T>::min());
+    if constexpr (std::is_integral_v<T>)
+      m = static_cast<std::int64_t>(std::numeric_limits<T>::min());
   });
   return m;
 }
@@ -209,7 +245,7 @@ class BinaryOp final : public Op {
     const ElementwisePlan plan = plan_for(inputs, out, spec_);
     const auto typed = [&](auto tag) {
       using T = typename decltype(tag)::type;
-      with_function<T>(kind_, pythondiv_, [&](auto fn) {
+      with_function<T>(kind_, pythondiv_, a.element_type() == ElementType::boolean, [&](auto fn) {
         using R = decltype(fn(T{}, T{}));
         binary_elementwise(context.parallel, plan, fn, a.data<T>(), b.data<T>(), out.data<R>());
       });
@@ -221,8 +257,8 @@ class BinaryOp final : public Op {
       return;
     }
     if (family_of(kind_) == Family::logical)
-      input_error(0, fmt::format("logical ops need boolean inputs, got {}",
-                                 to_string(a.element_type())));
+      input_error(
+          0, fmt::format("logical ops need boolean inputs, got {}", to_string(a.element_type())));
     if (!dispatch_numeric(a.element_type(), typed))
       input_error(0, fmt::format("unsupported element type {}", to_string(a.element_type())));
   }
@@ -283,8 +319,8 @@ class BinaryOp final : public Op {
         for (std::size_t i = 0; i < n; ++i) zeros += p[i] == 0 ? 1 : 0;
         if (zeros == 0) return;
         const std::size_t first = static_cast<std::size_t>(std::find(p, p + n, T{0}) - p);
-        value_error(1, fmt::format("integer division by zero: the divisor holds 0 at element {}",
-                                   first));
+        value_error(
+            1, fmt::format("integer division by zero: the divisor holds 0 at element {}", first));
       }
     });
   }
@@ -294,7 +330,9 @@ class BinaryOp final : public Op {
   bool pythondiv_;
 };
 
-std::vector<ElementType> comparable_types() { return all_types(); }
+std::vector<ElementType> comparable_types() {
+  return all_types();
+}
 
 OpDef binary_def(std::string_view type, Kind kind) {
   const Family family = family_of(kind);
@@ -325,8 +363,8 @@ class LogicalNotOp final : public Op {
  public:
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
     if (inputs[0].type != ElementType::boolean)
-      input_error(0, fmt::format("LogicalNot needs a boolean input, got {}",
-                                 to_string(inputs[0].type)));
+      input_error(
+          0, fmt::format("LogicalNot needs a boolean input, got {}", to_string(inputs[0].type)));
     return {{ElementType::boolean, inputs[0].shape}};
   }
 
@@ -337,32 +375,63 @@ class LogicalNotOp final : public Op {
                                  to_string(inputs[0].element_type())));
     const auto* in = inputs[0].data<std::uint8_t>();
     auto* out = outputs[0].data<std::uint8_t>();
-    context.parallel.for_range(outputs[0].size(), kElementwiseGrain,
-                               [&](std::size_t begin, std::size_t end, std::size_t) {
-                                 logical_not_run(in + begin, out + begin,
-                                                 static_cast<std::int64_t>(end - begin));
-                               });
+    context.parallel.for_range(
+        outputs[0].size(), kElementwiseGrain, [&](std::size_t begin, std::size_t end, std::size_t) {
+          logical_not_run(in + begin, out + begin, static_cast<std::int64_t>(end - begin));
+        });
   }
 };
 
 }  // namespace
 
-OpDef add_op() { return binary_def("Add", Kind::add); }
-OpDef subtract_op() { return binary_def("Subtract", Kind::subtract); }
-OpDef multiply_op() { return binary_def("Multiply", Kind::multiply); }
-OpDef divide_op() { return binary_def("Divide", Kind::divide); }
-OpDef maximum_op() { return binary_def("Maximum", Kind::maximum); }
-OpDef minimum_op() { return binary_def("Minimum", Kind::minimum); }
-OpDef power_op() { return binary_def("Power", Kind::power); }
-OpDef equal_op() { return binary_def("Equal", Kind::equal); }
-OpDef not_equal_op() { return binary_def("NotEqual", Kind::not_equal); }
-OpDef less_op() { return binary_def("Less", Kind::less); }
-OpDef less_equal_op() { return binary_def("LessEqual", Kind::less_equal); }
-OpDef greater_op() { return binary_def("Greater", Kind::greater); }
-OpDef greater_equal_op() { return binary_def("GreaterEqual", Kind::greater_equal); }
-OpDef logical_and_op() { return binary_def("LogicalAnd", Kind::logical_and); }
-OpDef logical_or_op() { return binary_def("LogicalOr", Kind::logical_or); }
-OpDef logical_xor_op() { return binary_def("LogicalXor", Kind::logical_xor); }
+OpDef add_op() {
+  return binary_def("Add", Kind::add);
+}
+OpDef subtract_op() {
+  return binary_def("Subtract", Kind::subtract);
+}
+OpDef multiply_op() {
+  return binary_def("Multiply", Kind::multiply);
+}
+OpDef divide_op() {
+  return binary_def("Divide", Kind::divide);
+}
+OpDef maximum_op() {
+  return binary_def("Maximum", Kind::maximum);
+}
+OpDef minimum_op() {
+  return binary_def("Minimum", Kind::minimum);
+}
+OpDef power_op() {
+  return binary_def("Power", Kind::power);
+}
+OpDef equal_op() {
+  return binary_def("Equal", Kind::equal);
+}
+OpDef not_equal_op() {
+  return binary_def("NotEqual", Kind::not_equal);
+}
+OpDef less_op() {
+  return binary_def("Less", Kind::less);
+}
+OpDef less_equal_op() {
+  return binary_def("LessEqual", Kind::less_equal);
+}
+OpDef greater_op() {
+  return binary_def("Greater", Kind::greater);
+}
+OpDef greater_equal_op() {
+  return binary_def("GreaterEqual", Kind::greater_equal);
+}
+OpDef logical_and_op() {
+  return binary_def("LogicalAnd", Kind::logical_and);
+}
+OpDef logical_or_op() {
+  return binary_def("LogicalOr", Kind::logical_or);
+}
+OpDef logical_xor_op() {
+  return binary_def("LogicalXor", Kind::logical_xor);
+}
 
 OpDef logical_not_op() {
   return {"LogicalNot",

@@ -16,25 +16,29 @@ BroadcastSpec read_broadcast_spec(const Attributes& a, AutoBroadcast fallback) {
   const std::size_t word = a.get_enum("auto_broadcast", {"none", "explicit", "numpy", "pdpd"},
                                       fallback == AutoBroadcast::none    ? 0
                                       : fallback == AutoBroadcast::numpy ? 2
-                                                                          : 3);
+                                                                         : 3);
   spec.type = kTypes[word];
   if (spec.type == AutoBroadcast::pdpd) {
     spec.axis = a.get_int("axis", -1);
     // OpenVINO refuses any other negative axis when it merges the shapes; here the layer's
     // attribute is wrong whatever the shapes, so it is refused as such.
     if (spec.axis < -1)
-      throw Error(ErrorCode::format,
-                  fmt::format("attribute 'axis' must be -1 or more with auto_broadcast=pdpd, got {}",
-                              spec.axis));
+      throw Error(
+          ErrorCode::format,
+          fmt::format("attribute 'axis' must be -1 or more with auto_broadcast=pdpd, got {}",
+                      spec.axis));
   }
   return spec;
 }
 
 std::string to_string(AutoBroadcast type) {
   switch (type) {
-    case AutoBroadcast::none: return "none";
-    case AutoBroadcast::numpy: return "numpy";
-    case AutoBroadcast::pdpd: return "pdpd";
+    case AutoBroadcast::none:
+      return "none";
+    case AutoBroadcast::numpy:
+      return "numpy";
+    case AutoBroadcast::pdpd:
+      return "pdpd";
   }
   return "?";
 }
@@ -62,8 +66,7 @@ std::optional<Dimension> intersect(const Dimension& a, const Dimension& b) {
 std::optional<Dimension> broadcast_merge(const Dimension& a, const Dimension& b) {
   const bool a1 = a.contains(1);
   const bool b1 = b.contains(1);
-  if (a1 && b1)
-    return from_ends(std::min(a.min(), b.min()), std::max(upper_of(a), upper_of(b)));
+  if (a1 && b1) return from_ends(std::min(a.min(), b.min()), std::max(upper_of(a), upper_of(b)));
   if (a1) return b;
   if (b1) return a;
   return intersect(a, b);
