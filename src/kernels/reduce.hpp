@@ -403,7 +403,7 @@ enum class Finish { none, mean, sqrt };
 /// A sum or product of mapped elements, then a final touch: ReduceSum, ReduceProd, ReduceMean
 /// (the sum divided by the count: integer division for integers, NaN for floats over an empty
 /// extent and 0 for integers), ReduceL1 (the sum of magnitudes), ReduceL2 (the square root of
-/// the sum of squares; for integers rounded toward zero).
+/// the sum of squares; for integers rounded toward zero, and 0 when the sum wrapped negative).
 template <bool kProduct, reduce_detail::Map kMap, Finish kFinishWith>
 struct ReduceArithmetic {
   using Step = reduce_detail::ArithmeticStep<kProduct, kMap>;
@@ -458,6 +458,8 @@ struct ReduceArithmetic {
     } else if constexpr (kFinishWith == Finish::sqrt) {
       if constexpr (std::is_floating_point_v<C>)
         return std::sqrt(v);
+      else if constexpr (std::is_signed_v<C>)
+        return v < 0 ? C(0) : static_cast<C>(std::sqrt(static_cast<double>(v)));  // wrapped
       else
         return static_cast<C>(std::sqrt(static_cast<double>(v)));
     } else {
