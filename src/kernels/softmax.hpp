@@ -8,8 +8,10 @@
 // exponentials with their sum, division). Another axis: a slice's elements are `inner` apart, so
 // the kernel walks a block of columns of a [len, inner] matrix row by row, keeping a running
 // maximum and sum per column: every access is contiguous. Threads split rows or (outer, column
-// block) pairs; each sum runs over len in increasing order, so results do not depend on the
-// thread count. The 16-bit floats are computed in float through a float copy of the slice.
+// block) pairs and never a slice, whose sum's order depends on its length only, so results do
+// not depend on the thread count. Floats (and the 16-bit floats, computed in float through a
+// float copy of the slice) take their exponentials from a vectorised polynomial (exp_lanes);
+// f64 from std::exp.
 
 #include <algorithm>
 #include <cmath>
@@ -33,13 +35,82 @@ inline constexpr std::int64_t kColumns = 256;
 /// Elements below which a task is not worth a thread.
 inline constexpr std::int64_t kGrain = std::int64_t{1} << 14;
 
-/// y[i] = exp(x[i] - m) for i < n; returns their sum, added in increasing i.
+/// e^x lane by lane for x <= 0 or NaN (what softmax feeds it: x minus the maximum): Cephes'
+/// method, 2^n times a polynomial of the remainder, within a few ulp of std::exp. Below -87.3,
+/// where e^x is not a normal float, it gives 0; NaN stays NaN.
+IRLITE_INLINE simd::vec<float> exp_lanes(simd::vec<float> x) {
+  using V = simd::vec<float>;
+  using VI = simd::vec<std::int32_t>;
+  constexpr float kLow = -87.3365f;
+  const V zero{};
+  const auto nan = x != x;
+  const auto tiny = x < kLow;
+  V z = (tiny | nan) ? zero : x;
+  const V fx = z * 1.44269504088896341f + 0.5f;
+  V t = __builtin_convertvector(__builtin_convertvector(fx, VI), V);
+  t = t > fx ? t - 1.0f : t;  // floor
+  z = z - t * 0.693359375f;
+  z = z + t * 2.12194440e-4f;
+  V y = zero + 1.9875691500e-4f;
+  y = y * z + 1.3981999507e-3f;
+  y = y * z + 8.3334519073e-3f;
+  y = y * z + 4.1665795894e-2f;
+  y = y * z + 1.6666665459e-1f;
+  y = y * z + 5.0000001201e-1f;
+  y = y * (z * z) + z + 1.0f;
+  const VI scale = (__builtin_convertvector(t, VI) + 127) << 23;
+  V r = y * std::bit_cast<V>(scale);
+  r = tiny ? zero : r;
+  return nan ? x : r;
+}
+
+/// y[j] = e^(x[j] - m[j * m_step]) and s[j * s_step] += y[j] for j < n: m and s are one value
+/// (step 0; the sum then runs lane by lane, the lanes added at the end) or one per element
+/// (step 1). Tails go through a padded vector, so every element is
+/// computed by the same instructions.
+IRLITE_MULTIVERSION inline void exp_f32(const float* x, const float* m, std::int64_t m_step,
+                                        float* y, float* s, std::int64_t s_step, std::int64_t n) {
+  using V = simd::vec<float>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  V mv = simd::broadcast(m[0]);
+  V lanes{};  // a single sum's partial sums, lane by lane
+  std::int64_t j = 0;
+  for (; j + L <= n; j += L) {
+    if (m_step) mv = simd::load(m + j);
+    const V e = exp_lanes(simd::load(x + j) - mv);
+    simd::store(y + j, e);
+    if (s_step)
+      simd::store(s + j, simd::load(s + j) + e);
+    else
+      lanes = lanes + e;
+  }
+  if (!s_step)
+    for (std::int64_t l = 0; l < L; ++l) s[0] += lanes[l];
+  if (j < n) {
+    float xb[L] = {}, mb[L] = {};
+    for (std::int64_t l = 0; l < n - j; ++l) {
+      xb[l] = x[j + l];
+      mb[l] = m[(j + l) * m_step];
+    }
+    const V e = exp_lanes(simd::load(xb) - simd::load(mb));
+    for (std::int64_t l = 0; l < n - j; ++l) {
+      y[j + l] = e[l];
+      s[(j + l) * s_step] += e[l];
+    }
+  }
+}
+
+/// y[i] = exp(x[i] - m) for i < n; returns their sum, in an order that depends on n only.
 template <class C>
 C exp_shifted(const C* x, C m, C* y, std::int64_t n) {
   C sum = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    y[i] = std::exp(x[i] - m);
-    sum += y[i];
+  if constexpr (std::is_same_v<C, float>) {
+    exp_f32(x, &m, 0, y, &sum, 0, n);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) {
+      y[i] = std::exp(x[i] - m);
+      sum += y[i];
+    }
   }
   return sum;
 }
@@ -95,7 +166,7 @@ IRLITE_MULTIVERSION void column_divide(C* __restrict y, std::int64_t len, std::i
 }
 
 /// Columns [0, w) of a [len, stride] block: x and y in the compute type (y may be x), `m` and
-/// `s` w elements each. The exponentials (a library call) stay out of the cloned loops.
+/// `s` w elements each.
 template <class C>
 void softmax_columns(const C* x, C* y, std::int64_t len, std::int64_t w, std::int64_t stride, C* m,
                      C* s) {
@@ -104,9 +175,13 @@ void softmax_columns(const C* x, C* y, std::int64_t len, std::int64_t w, std::in
   for (std::int64_t i = 0; i < len; ++i) {
     const C* xi = x + i * stride;
     C* yi = y + i * stride;
-    for (std::int64_t j = 0; j < w; ++j) {
-      yi[j] = std::exp(xi[j] - m[j]);
-      s[j] += yi[j];
+    if constexpr (std::is_same_v<C, float>) {
+      exp_f32(xi, m, 1, yi, s, 1, w);
+    } else {
+      for (std::int64_t j = 0; j < w; ++j) {
+        yi[j] = std::exp(xi[j] - m[j]);
+        s[j] += yi[j];
+      }
     }
   }
   column_divide(y, len, w, stride, s);
