@@ -388,3 +388,36 @@ TEST_CASE("Softmax end to end") {
   CHECK(y[2] == doctest::Approx(0.25));
   CHECK(y[3] == doctest::Approx(0.75));
 }
+
+TEST_CASE("Softmax splits large inputs over threads with the same bits") {
+  std::mt19937 rng(9);
+  // Rows along the last axis, and column blocks of a middle axis: both above the kernel's grain.
+  for (const auto& [shape, axis] :
+       std::vector<std::pair<Shape, std::int64_t>>{{{64, 1027}, 1}, {{8, 64, 300}, 1}}) {
+    for (ElementType type : {ElementType::f32, ElementType::bf16, ElementType::f64}) {
+      CAPTURE(to_string(shape));
+      CAPTURE(to_string(type));
+      std::vector<double> values(static_cast<std::size_t>(element_count(shape).value()));
+      for (double& v : values) v = std::uniform_real_distribution<double>(-5, 5)(rng);
+      const Tensor x = tensor(type, shape, values);
+      const auto op = softmax("opset8", axis);
+      const Tensor y = run(*op, {x});
+      // Each slice sums to 1.
+      const std::vector<double> got = doubles(y);
+      std::int64_t inner = 1;
+      for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d)
+        inner *= shape[d];
+      const std::int64_t len = shape[static_cast<std::size_t>(axis)];
+      double sum = 0;
+      for (std::int64_t q = 0; q < len; ++q) sum += got[static_cast<std::size_t>(q * inner)];
+      CHECK(sum == doctest::Approx(1).epsilon(type == ElementType::bf16 ? 0.05 : 1e-5));
+      for (ThreadPool* pool : test_pools()) {
+        ExecContext context{Parallel(pool)};
+        const std::vector<Tensor> inputs{x};
+        const Tensor split =
+            allocate_and_execute(*op, inputs, infer_at_run_time(*op, inputs, 1), context)[0];
+        CHECK(std::memcmp(split.data(), y.data(), y.byte_size()) == 0);
+      }
+    }
+  }
+}
