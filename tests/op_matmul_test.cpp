@@ -259,6 +259,10 @@ TEST_CASE("MatMul kernel against a plain triple loop") {
   // Large enough for the kernel to split work over threads by itself.
   check_matmul<float>(rng, {3, 150, 130}, {130, 170}, false, false);
   check_matmul<float>(rng, {1, 300}, {2000, 300}, false, true);
+  // A row or two times a matrix: the path without packing.
+  check_matmul<float>(rng, {300}, {300, 2001}, false, false);
+  check_matmul<double>(rng, {2, 2, 150}, {150, 1030}, false, false);
+  check_matmul<float>(rng, {2, 7}, {3, 7, 5}, false, false);
 }
 
 TEST_CASE("MatMul end to end, with a run-time batch mismatch") {

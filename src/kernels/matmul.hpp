@@ -11,6 +11,9 @@
 // starting from zero, so results are the same bits on any number of threads, and the same as a
 // plain loop's `acc += a * b` (the build does not contract it into fused multiply-adds).
 //
+// A row or two times a matrix B (not transposed) skips the packing, whose copy of B would cost
+// as much as the product: B's rows are folded into the output row, in the same order.
+//
 // The 16-bit floats are converted to float while packing and accumulate in float; integers
 // multiply and add in the unsigned type of their width, which wraps as the type does.
 
@@ -144,6 +147,24 @@ IRLITE_MULTIVERSION void micro_tile(const C* __restrict ap, const C* __restrict 
   simd::store(tile + 5 * NR + L, c51);
 }
 
+/// y[j] = sum over kk < k of x[kk] * b[kk * ldb + j], for j < n: B's rows folded into y one by
+/// one, so each y[j] takes its products in increasing kk from zero, as micro_tile does.
+template <class C>
+IRLITE_MULTIVERSION void row_times_matrix(const C* __restrict x, const C* __restrict b,
+                                          std::int64_t k, std::int64_t ldb, std::int64_t n,
+                                          C* __restrict y) {
+  for (std::int64_t j = 0; j < n; ++j) y[j] = C(0);
+  for (std::int64_t kk = 0; kk < k; ++kk) {
+    const C a = x[kk];
+    const C* __restrict row = b + kk * ldb;
+    for (std::int64_t j = 0; j < n; ++j) y[j] = y[j] + a * row[j];
+  }
+}
+
+/// Rows of A fewer than this, with B not transposed, go through row_times_matrix: packing B
+/// would cost as much as the product.
+inline constexpr std::int64_t kFewRows = 3;
+
 /// Output matrices below this many multiply-adds a task are not worth a thread.
 inline constexpr std::int64_t kGrainFlops = std::int64_t{1} << 17;
 
@@ -177,6 +198,28 @@ void matmul(const Parallel& par, const T* a, const T* b, const MatMulPlan& p, T*
   if (p.k == 0) {
     std::fill_n(out, batches * p.m * p.n, T(compute_t<T>(0)));
     return;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    if (p.m < d::kFewRows && !p.transpose_b && !p.transpose_a) {
+      // A few rows times a matrix: each thread takes a range of every output row's columns.
+      constexpr std::int64_t kBlock = 64;  // columns per unit of work
+      const std::int64_t blocks = (p.n + kBlock - 1) / kBlock;
+      par.for_range(
+          static_cast<std::size_t>(batches * p.m * blocks),
+          static_cast<std::size_t>(std::max<std::int64_t>(1, d::kGrainFlops / (p.k * kBlock))),
+          [&](std::size_t first, std::size_t last, std::size_t) {
+            for (std::size_t t = first; t < last; ++t) {
+              const auto u = static_cast<std::int64_t>(t);
+              const std::int64_t row = u / blocks, c0 = u % blocks * kBlock;
+              const std::int64_t batch = row / p.m, r = row % p.m;
+              const T* x = a + p.a_index[static_cast<std::size_t>(batch)] * p.m * p.k + r * p.k;
+              const T* bm = b + p.b_index[static_cast<std::size_t>(batch)] * p.k * p.n;
+              d::row_times_matrix(x, bm + c0, p.k, p.n, std::min(kBlock, p.n - c0),
+                                  out + row * p.n + c0);
+            }
+          });
+      return;
+    }
   }
   const std::int64_t panels = (p.n + NR - 1) / NR;
   const std::int64_t panel_size = p.k * NR;
