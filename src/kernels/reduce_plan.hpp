@@ -1,5 +1,5 @@
 #pragma once
-// How ReduceMax sees its input: blocks of kept and reduced axes.
+// How the reductions (ReduceMax, ReduceSum...) see their input: blocks of kept and reduced axes.
 
 #include <algorithm>
 #include <cstdint>
@@ -10,7 +10,7 @@ namespace irlite {
 
 /// The shape of a reduction once size-1 axes are dropped and neighbouring axes of the same kind
 /// are merged.
-struct ReduceMaxPlan {
+struct ReducePlan {
   std::vector<std::int64_t> dims;  ///< merged extents, outermost first
   std::vector<bool> reduced;       ///< whether each merged block is reduced
   std::int64_t input_size = 1;
@@ -19,11 +19,11 @@ struct ReduceMaxPlan {
 
 /// Plans the reduction of a tensor of `shape` over `axes` (each in [0, rank); duplicates are
 /// allowed and count once).
-inline ReduceMaxPlan plan_reduce_max(std::span<const std::int64_t> shape,
-                                     std::span<const std::int64_t> axes) {
+inline ReducePlan plan_reduce(std::span<const std::int64_t> shape,
+                              std::span<const std::int64_t> axes) {
   std::vector<bool> is_reduced(shape.size(), false);
   for (const std::int64_t a : axes) is_reduced[static_cast<std::size_t>(a)] = true;
-  ReduceMaxPlan plan;
+  ReducePlan plan;
   if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
     // An empty input: the product of the other extents may not even fit int64 ([0, 2^40, 2^40]
     // is a valid tensor), so only the output's size is computed, and it fits: it was allocated.
@@ -44,6 +44,13 @@ inline ReduceMaxPlan plan_reduce_max(std::span<const std::int64_t> shape,
     }
   }
   return plan;
+}
+
+/// ReduceMax's names for the same.
+using ReduceMaxPlan = ReducePlan;
+inline ReducePlan plan_reduce_max(std::span<const std::int64_t> shape,
+                                  std::span<const std::int64_t> axes) {
+  return plan_reduce(shape, axes);
 }
 
 }  // namespace irlite

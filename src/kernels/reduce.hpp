@@ -1,0 +1,664 @@
+#pragma once
+// The reductions of a dense row-major tensor over a set of axes (ReduceMax, ReduceMin,
+// ReduceSum, ReduceProd, ReduceMean, ReduceL1, ReduceL2), on vectors and threads. One machinery
+// walks the input; each reduction is a policy that says how to start, how to take in an element
+// (on scalars and on vectors), how to scan a contiguous row and fold rows element-wise, and how
+// to finish (Mean divides, L2 takes the square root).
+//
+// The input is viewed as alternating blocks of kept and reduced axes (reduce_plan.hpp), so the
+// innermost loop always runs over the last block, which is contiguous:
+//   - last block reduced: each row is a contiguous scan into one output element;
+//   - last block kept: runs of rows fold element-wise into an output row.
+// Threads split whatever keeps every output element in one thread's hands: the outermost block
+// when it is kept, else the columns of a kept last block. A reduction to one value splits the
+// input into blocks whose bounds depend on the input's size only, and the blocks' partial results
+// are combined in order. So every output element is computed in the same order on any number of
+// threads, which a sum needs to give the same bits.
+//
+// Max and Min propagate NaN (a slice holding a NaN gives NaN: NumPy's and PyTorch's behaviour;
+// OpenVINO's reference skips NaN instead). Their contiguous scans order floats by their bits
+// (+0 above -0), so the sign of a zero result does not depend on how lanes split a row. Sums and
+// products of integers wrap as the type does; 16-bit floats accumulate in float and are rounded
+// once at the end. kernels/reference/reduce_max.hpp is the plain version of ReduceMax these
+// results are tested against; the other reductions are tested against plain loops in the tests.
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "core/parallel.hpp"
+#include "kernels/element.hpp"
+#include "kernels/reduce_plan.hpp"
+#include "kernels/simd.hpp"
+
+namespace irlite {
+
+namespace reduce_detail {
+
+/// The largest value of a storage type: +inf for floats, the largest value for integers.
+template <class T>
+T highest_value() {
+  if constexpr (is_float_storage_v<T>)
+    return T(std::numeric_limits<float>::infinity());
+  else
+    return std::numeric_limits<T>::max();
+}
+
+/// a > b, and for floats also +0 > -0, so that the extremum of a set of zeros does not depend
+/// on the order in which they are met.
+template <class C>
+IRLITE_INLINE bool greater(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>)
+    return a > b || (a == b && std::signbit(b) && !std::signbit(a));
+  else
+    return a > b;
+}
+
+/// Whether a beats b: is greater for a maximum, less for a minimum.
+template <bool kMin, class C>
+IRLITE_INLINE bool beats(C a, C b) {
+  if constexpr (kMin)
+    return greater(b, a);
+  else
+    return greater(a, b);
+}
+
+/// The start value of a running extremum: -inf (+inf for a minimum) for floats, so that a slice
+/// of infinities gives that infinity; the lowest (largest) value for integers.
+template <bool kMin, class C>
+C extremum_start() {
+  if constexpr (std::is_floating_point_v<C>)
+    return kMin ? std::numeric_limits<C>::infinity() : -std::numeric_limits<C>::infinity();
+  else
+    return kMin ? std::numeric_limits<C>::max() : std::numeric_limits<C>::lowest();
+}
+
+/// The extremum of x[0..n), n >= 0, for the native types, NaN if one is there: four vectors of
+/// running extrema and, for floats, a vector of NaN flags; one pass. Floats are compared as
+/// integer keys that order like the values with -0 below +0 (the sign bit flips the magnitude
+/// bits), which makes the result independent of how the lanes and the threads split the slice.
+template <class T, bool kMin>
+IRLITE_MULTIVERSION T scan_extremum(const T* __restrict x, std::int64_t n) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<T>);
+  T best = extremum_start<kMin, T>();
+  std::int64_t i = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+    using VI = simd::vec<I>;
+    constexpr int kShift = sizeof(I) * 8 - 1;
+    constexpr I kMagnitude = std::numeric_limits<I>::max();
+    const auto key = [](simd::vec<T> v) {
+      const VI b = std::bit_cast<VI>(v);
+      return b ^ ((b >> kShift) & kMagnitude);
+    };
+    const auto pick = [](VI a, VI b) {
+      if constexpr (kMin)
+        return simd::min(a, b);
+      else
+        return simd::max(a, b);
+    };
+    bool nan = false;
+    if (n >= 4 * L) {
+      VI m0 = simd::broadcast(kMin ? std::numeric_limits<I>::max() : std::numeric_limits<I>::min());
+      VI m1 = m0, m2 = m0, m3 = m0;
+      simd::mask<T> nans{};
+      for (; i + 4 * L <= n; i += 4 * L) {
+        const auto a = simd::load(x + i), b = simd::load(x + i + L);
+        const auto c = simd::load(x + i + 2 * L), d = simd::load(x + i + 3 * L);
+        m0 = pick(m0, key(a));
+        m1 = pick(m1, key(b));
+        m2 = pick(m2, key(c));
+        m3 = pick(m3, key(d));
+        nans |= simd::is_nan(a) | simd::is_nan(b) | simd::is_nan(c) | simd::is_nan(d);
+      }
+      const VI m = pick(pick(m0, m1), pick(m2, m3));
+      I k = m[0];
+      if constexpr (kMin) {
+        for (std::size_t l = 1; l < simd::lanes<I>; ++l) k = m[l] < k ? m[l] : k;
+      } else {
+        k = simd::max_lane(m);
+      }
+      best = std::bit_cast<T>(static_cast<I>(k ^ ((k >> kShift) & kMagnitude)));
+      nan = simd::any(nans);
+    }
+    for (; i < n; ++i) {
+      best = beats<kMin>(x[i], best) ? x[i] : best;
+      nan = nan || x[i] != x[i];
+    }
+    return nan ? std::numeric_limits<T>::quiet_NaN() : best;
+  } else {
+    if (n >= 4 * L) {
+      using V = simd::vec<T>;
+      const auto pick = [](V a, V b) {
+        if constexpr (kMin)
+          return simd::min(a, b);
+        else
+          return simd::max(a, b);
+      };
+      V m0 = simd::broadcast(best);
+      V m1 = m0, m2 = m0, m3 = m0;
+      for (; i + 4 * L <= n; i += 4 * L) {
+        m0 = pick(m0, simd::load(x + i));
+        m1 = pick(m1, simd::load(x + i + L));
+        m2 = pick(m2, simd::load(x + i + 2 * L));
+        m3 = pick(m3, simd::load(x + i + 3 * L));
+      }
+      const V m = pick(pick(m0, m1), pick(m2, m3));
+      if constexpr (kMin) {
+        for (std::size_t l = 0; l < simd::lanes<T>; ++l) best = m[l] < best ? m[l] : best;
+      } else {
+        best = simd::max_lane(m);
+      }
+    }
+    for (; i < n; ++i) best = beats<kMin>(x[i], best) ? x[i] : best;
+    return best;
+  }
+}
+
+/// acc[j] = step(acc[j], rows[r * stride + j]) for r < rows, j < n, the rows met in order.
+/// An acc that stays in L1 is cheap to load and store again, so rows then fold one by one, in
+/// memory order, which the hardware prefetcher follows best ([64,1024,1024] over axis 1:
+/// 11.6 -> 8.1 ms at one thread against eight rows a pass). A larger acc is passed over once per
+/// eight rows, to load and store it an eighth as often ([4096,16384] over axis 0: 9.8 ms against
+/// 17 ms row by row, and 16 rows a pass were slower again). Either way each element takes in
+/// its rows in the same order, so the choice (which depends on how threads split the columns)
+/// never changes a result.
+template <class T, class Step>
+IRLITE_MULTIVERSION void fold_native(T* __restrict acc, const T* __restrict x, std::int64_t rows,
+                                     std::int64_t n, std::int64_t stride) {
+  using V = simd::vec<T>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<T>);
+  constexpr std::size_t kL1Bytes = 16384;  // what acc may take of L1 to be folded row by row
+  const bool row_by_row = static_cast<std::size_t>(n) * sizeof(T) <= kL1Bytes;
+  std::int64_t r = 0;
+  for (; !row_by_row && r + 8 <= rows; r += 8) {
+    const T* x0 = x + r * stride;
+    std::int64_t j = 0;
+    for (; j + L <= n; j += L) {
+      V a = simd::load(acc + j);
+      for (int q = 0; q < 8; ++q) a = Step::vec(a, simd::load(x0 + q * stride + j));
+      simd::store(acc + j, a);
+    }
+    for (; j < n; ++j) {
+      T a = acc[j];
+      for (int q = 0; q < 8; ++q) a = Step::one(a, x0[q * stride + j]);
+      acc[j] = a;
+    }
+  }
+  for (; r < rows; ++r) {
+    const T* xr = x + r * stride;
+    std::int64_t j = 0;
+    for (; j + L <= n; j += L)
+      simd::store(acc + j, Step::vec(simd::load(acc + j), simd::load(xr + j)));
+    for (; j < n; ++j) acc[j] = Step::one(acc[j], xr[j]);
+  }
+}
+
+/// step(acc, x) over x[0..n), n >= 0, for the native types: four vectors of running results,
+/// combined lane by lane in a fixed order at the end, then the tail.
+template <class T, class Step>
+IRLITE_MULTIVERSION T scan_native(const T* __restrict x, std::int64_t n) {
+  using V = simd::vec<T>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<T>);
+  T r = Step::template start<T>();
+  std::int64_t i = 0;
+  if (n >= 4 * L) {
+    V a0 = simd::broadcast(r);
+    V a1 = a0, a2 = a0, a3 = a0;
+    for (; i + 4 * L <= n; i += 4 * L) {
+      a0 = Step::vec(a0, simd::load(x + i));
+      a1 = Step::vec(a1, simd::load(x + i + L));
+      a2 = Step::vec(a2, simd::load(x + i + 2 * L));
+      a3 = Step::vec(a3, simd::load(x + i + 3 * L));
+    }
+    const V a = Step::merge(Step::merge(a0, a1), Step::merge(a2, a3));
+    for (std::size_t l = 0; l < simd::lanes<T>; ++l) r = Step::merge(r, a[l]);
+  }
+  for (; i < n; ++i) r = Step::one(r, x[i]);
+  return r;
+}
+
+/// The element-wise steps of the extrema, NaN-propagating: a NaN in acc stays, a NaN in x
+/// replaces.
+template <bool kMin>
+struct ExtremumStep {
+  template <class V>
+  static IRLITE_INLINE V vec(V a, V v) {
+    const auto wins = kMin ? v < a : v > a;
+    if constexpr (std::is_floating_point_v<simd::lane_t<V>>)
+      return (wins | simd::is_nan(v)) ? v : a;
+    else
+      return wins ? v : a;
+  }
+  template <class C>
+  static IRLITE_INLINE C one(C a, C v) {
+    if constexpr (std::is_floating_point_v<C>)
+      return ((kMin ? v < a : v > a) || v != v) ? v : a;
+    else
+      return (kMin ? v < a : v > a) ? v : a;
+  }
+};
+
+/// What the additive reductions take of each element: itself (Sum, Mean), its magnitude (L1)
+/// or its square (L2).
+enum class Map { identity, abs, square };
+
+/// Integer arithmetic in the unsigned type of the same width, which wraps as the type does.
+template <class T>
+struct wrap {
+  using type = T;
+};
+template <class T>
+requires std::is_integral_v<T>
+struct wrap<T> {
+  using type = std::make_unsigned_t<T>;
+};
+template <class T>
+using wrap_t = typename wrap<T>::type;
+
+/// The type integer arithmetic is done in, scalar or vector: the unsigned type of the same
+/// width, which wraps as the type does (signed overflow would be undefined). Floats as they are.
+template <class V>
+struct wrapped {
+  using type = wrap_t<V>;
+};
+template <class V>
+requires(!std::is_arithmetic_v<V>) struct wrapped<V> {
+  using type = simd::vec<wrap_t<simd::lane_t<V>>>;
+};
+
+template <class V>
+IRLITE_INLINE V wrapping_add(V a, V b) {
+  using U = typename wrapped<V>::type;
+  return std::bit_cast<V>(U(std::bit_cast<U>(a) + std::bit_cast<U>(b)));
+}
+template <class V>
+IRLITE_INLINE V wrapping_sub(V a, V b) {
+  using U = typename wrapped<V>::type;
+  return std::bit_cast<V>(U(std::bit_cast<U>(a) - std::bit_cast<U>(b)));
+}
+template <class V>
+IRLITE_INLINE V wrapping_mul(V a, V b) {
+  using U = typename wrapped<V>::type;
+  return std::bit_cast<V>(U(std::bit_cast<U>(a) * std::bit_cast<U>(b)));
+}
+
+/// The steps of a sum (kProduct false) or a product of mapped elements. Integers wrap.
+template <bool kProduct, Map kMap>
+struct ArithmeticStep {
+  template <class C>
+  static C start() {
+    return C(kProduct ? 1 : 0);
+  }
+  /// Combines two partial results.
+  template <class V>
+  static IRLITE_INLINE V merge(V a, V b) {
+    if constexpr (kProduct)
+      return wrapping_mul(a, b);
+    else
+      return wrapping_add(a, b);
+  }
+  /// The element as taken in.
+  template <class V>
+  static IRLITE_INLINE V map(V v) {
+    if constexpr (kMap == Map::identity) {
+      return v;
+    } else if constexpr (kMap == Map::square) {
+      return wrapping_mul(v, v);
+    } else if constexpr (std::is_arithmetic_v<V>) {
+      if constexpr (std::is_unsigned_v<V>)
+        return v;
+      else
+        return v < V(0) ? wrapping_sub(V(0), v) : v;
+    } else {
+      if constexpr (std::is_unsigned_v<simd::lane_t<V>>)
+        return v;
+      else
+        return v < V{} ? wrapping_sub(V{}, v) : v;
+    }
+  }
+  template <class V>
+  static IRLITE_INLINE V vec(V a, V v) {
+    return merge(a, map(v));
+  }
+  template <class C>
+  static IRLITE_INLINE C one(C a, C v) {
+    return merge(a, map(v));
+  }
+};
+
+}  // namespace reduce_detail
+
+/// A maximum (kMin false) or minimum. Reducing an empty extent gives, as OpenVINO's reference
+/// does, the type's lowest value for a maximum and +inf (the largest value for integers) for a
+/// minimum.
+template <bool kMin>
+struct ReduceExtremum {
+  template <class C>
+  static C start() {
+    return reduce_detail::extremum_start<kMin, C>();
+  }
+  template <class T>
+  static T empty() {
+    return kMin ? reduce_detail::highest_value<T>() : lowest_value<T>();
+  }
+  /// Takes in a partial result; of two zeros, +0 wins a maximum and -0 a minimum.
+  template <class C>
+  static C combine(C a, C v) {
+    if constexpr (std::is_floating_point_v<C>)
+      return (reduce_detail::beats<kMin>(v, a) || v != v) ? v : a;
+    else
+      return reduce_detail::beats<kMin>(v, a) ? v : a;
+  }
+  template <class T>
+  static compute_t<T> scan(const T* x, std::int64_t n) {
+    if constexpr (simd::has_vec<T>) {
+      return reduce_detail::scan_extremum<T, kMin>(x, n);
+    } else {
+      // The 16-bit floats: converted one by one, a plain loop.
+      float best = start<float>();
+      bool nan = false;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const float v = static_cast<float>(x[i]);
+        best = reduce_detail::beats<kMin>(v, best) ? v : best;
+        nan = nan || std::isnan(v);
+      }
+      return nan ? std::numeric_limits<float>::quiet_NaN() : best;
+    }
+  }
+  template <class T>
+  static void fold(compute_t<T>* acc, const T* x, std::int64_t rows, std::int64_t n,
+                   std::int64_t stride) {
+    using Step = reduce_detail::ExtremumStep<kMin>;
+    if constexpr (simd::has_vec<T>) {
+      reduce_detail::fold_native<T, Step>(acc, x, rows, n, stride);
+    } else {
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const T* xr = x + r * stride;
+        for (std::int64_t j = 0; j < n; ++j) acc[j] = Step::one(acc[j], static_cast<float>(xr[j]));
+      }
+    }
+  }
+  /// Nothing to do once every element is in.
+  static constexpr bool kFinish = false;
+  template <class C>
+  static C finish(C v, std::int64_t) {
+    return v;
+  }
+};
+
+using ReduceMaxKind = ReduceExtremum<false>;
+using ReduceMinKind = ReduceExtremum<true>;
+
+/// What an additive or multiplicative reduction does at the end.
+enum class Finish { none, mean, sqrt };
+
+/// A sum or product of mapped elements, then a final touch: ReduceSum, ReduceProd, ReduceMean
+/// (the sum divided by the count: integer division for integers, NaN for floats over an empty
+/// extent and 0 for integers), ReduceL1 (the sum of magnitudes), ReduceL2 (the square root of
+/// the sum of squares; for integers rounded toward zero, and 0 when the sum wrapped negative).
+template <bool kProduct, reduce_detail::Map kMap, Finish kFinishWith>
+struct ReduceArithmetic {
+  using Step = reduce_detail::ArithmeticStep<kProduct, kMap>;
+  template <class C>
+  static C start() {
+    return Step::template start<C>();
+  }
+  template <class T>
+  static T empty() {
+    if constexpr (kFinishWith == Finish::mean && is_float_storage_v<T>)
+      return T(std::numeric_limits<float>::quiet_NaN());
+    else
+      return T(static_cast<compute_t<T>>(kProduct ? 1 : 0));
+  }
+  template <class C>
+  static C combine(C a, C v) {
+    return Step::merge(a, v);
+  }
+  template <class T>
+  static compute_t<T> scan(const T* x, std::int64_t n) {
+    if constexpr (simd::has_vec<T>) {
+      return reduce_detail::scan_native<T, Step>(x, n);
+    } else {
+      float r = start<float>();
+      for (std::int64_t i = 0; i < n; ++i) r = Step::one(r, static_cast<float>(x[i]));
+      return r;
+    }
+  }
+  template <class T>
+  static void fold(compute_t<T>* acc, const T* x, std::int64_t rows, std::int64_t n,
+                   std::int64_t stride) {
+    if constexpr (simd::has_vec<T>) {
+      reduce_detail::fold_native<T, Step>(acc, x, rows, n, stride);
+    } else {
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const T* xr = x + r * stride;
+        for (std::int64_t j = 0; j < n; ++j) acc[j] = Step::one(acc[j], static_cast<float>(xr[j]));
+      }
+    }
+  }
+  static constexpr bool kFinish = kFinishWith != Finish::none;
+  /// The result from the accumulated value of `count` elements (count > 0).
+  template <class C>
+  static C finish(C v, std::int64_t count) {
+    if constexpr (kFinishWith == Finish::mean) {
+      if constexpr (std::is_floating_point_v<C>)
+        return v / static_cast<C>(count);
+      else if constexpr (std::is_signed_v<C>)
+        return static_cast<C>(static_cast<std::int64_t>(v) / count);
+      else
+        return static_cast<C>(static_cast<std::uint64_t>(v) / static_cast<std::uint64_t>(count));
+    } else if constexpr (kFinishWith == Finish::sqrt) {
+      if constexpr (std::is_floating_point_v<C>)
+        return std::sqrt(v);
+      else if constexpr (std::is_signed_v<C>)
+        return v < 0 ? C(0) : static_cast<C>(std::sqrt(static_cast<double>(v)));  // wrapped
+      else
+        return static_cast<C>(std::sqrt(static_cast<double>(v)));
+    } else {
+      return v;
+    }
+  }
+};
+
+using ReduceSumKind = ReduceArithmetic<false, reduce_detail::Map::identity, Finish::none>;
+using ReduceProdKind = ReduceArithmetic<true, reduce_detail::Map::identity, Finish::none>;
+using ReduceMeanKind = ReduceArithmetic<false, reduce_detail::Map::identity, Finish::mean>;
+using ReduceL1Kind = ReduceArithmetic<false, reduce_detail::Map::abs, Finish::none>;
+using ReduceL2Kind = ReduceArithmetic<false, reduce_detail::Map::square, Finish::sqrt>;
+
+namespace reduce_detail {
+
+/// Work below this many input elements per thread is not worth waking a thread for.
+inline constexpr std::int64_t kGrain = std::int64_t{1} << 16;
+
+/// The blocks a reduction to one value splits its n elements into: as many as there are
+/// `grain`s in n (at least one), whatever the thread count.
+inline std::int64_t block_count(std::int64_t n, std::int64_t grain) {
+  return std::max<std::int64_t>(1, n / std::max<std::int64_t>(grain, 1));
+}
+
+/// The output of a reduction in progress, in the compute type (the output itself, or a float
+/// copy for the 16-bit floats).
+template <class T>
+struct Accumulator {
+  using C = compute_t<T>;
+  std::vector<C> scratch;
+  C* acc = nullptr;
+
+  Accumulator(T* out, std::int64_t size) {
+    if constexpr (std::is_same_v<C, T>) {
+      acc = out;
+    } else {
+      scratch.resize(static_cast<std::size_t>(size));
+      acc = scratch.data();
+    }
+  }
+};
+
+/// The reduction of the outer blocks [first, first + count) of dims[0] (all of it when
+/// outer_rank is 0), columns [c0, c1) of the last block when it is kept, into acc. `acc` holds
+/// start values on entry for what this call touches.
+template <class K, class T>
+void reduce_part(const T* in, const ReducePlan& plan, compute_t<T>* acc, std::int64_t first,
+                 std::int64_t count, std::int64_t c0, std::int64_t c1) {
+  const bool last_reduced = plan.reduced.back();
+  const std::int64_t n = plan.dims.back();
+  const std::int64_t run = last_reduced ? 1 : plan.dims[plan.dims.size() - 2];
+  const std::size_t outer_rank = plan.dims.size() - (last_reduced ? 1 : 2);
+  std::vector<std::int64_t> out_stride(outer_rank), pos(outer_rank, 0), in_stride(outer_rank);
+  std::int64_t s = last_reduced ? 1 : n;
+  std::int64_t t = run * n;
+  for (std::size_t d = outer_rank; d-- > 0;) {
+    out_stride[d] = plan.reduced[d] ? 0 : s;
+    if (!plan.reduced[d]) s *= plan.dims[d];
+    in_stride[d] = t;
+    t *= plan.dims[d];
+  }
+  // The odometer walks the outer blocks from `first` along dims[0] and tracks where each row
+  // (last block reduced) or run of rows (last block kept) lands in the output.
+  std::int64_t steps = 1;
+  std::int64_t in_offset = 0, out_offset = 0;
+  if (outer_rank > 0) {
+    steps = count * (in_stride[0] / (run * n));
+    pos[0] = first;
+    in_offset = first * in_stride[0];
+    out_offset = first * out_stride[0];
+  }
+  for (std::int64_t step = 0; step < steps; ++step) {
+    const T* x = in + in_offset;
+    if (last_reduced) {
+      auto& a = acc[out_offset];
+      a = K::combine(a, K::scan(x, n));
+    } else {
+      K::fold(acc + out_offset + c0, x + c0, run, c1 - c0, n);
+    }
+    in_offset += run * n;
+    for (std::size_t d = outer_rank; d-- > 0;) {
+      out_offset += out_stride[d];
+      if (++pos[d] < plan.dims[d]) break;
+      out_offset -= out_stride[d] * plan.dims[d];
+      pos[d] = 0;
+    }
+  }
+}
+
+}  // namespace reduce_detail
+
+/// The most memory reduce() allocates besides its output on an input of `input_size` elements
+/// and an output of `output_size`: a float copy of the output for 16-bit floats, and a partial
+/// result per block of a reduction to one value.
+template <class T>
+std::size_t reduce_scratch(std::size_t input_size, std::size_t output_size,
+                           std::int64_t grain = reduce_detail::kGrain) {
+  using C = compute_t<T>;
+  const std::size_t copy = std::is_same_v<C, T> ? 0 : saturating_mul(output_size, sizeof(C));
+  const auto blocks = static_cast<std::size_t>(reduce_detail::block_count(
+      static_cast<std::int64_t>(std::min<std::size_t>(input_size, INT64_MAX)), grain));
+  return saturating_add(copy, saturating_mul(blocks, sizeof(C)));
+}
+
+/// Writes plan.output_size results of reduction K (ReduceMaxKind, ReduceSumKind...) to `out`
+/// (the kept axes in order; keep_dims does not change the layout), using the threads of `par`
+/// for work of `grain` input elements a thread or more (tests lower it to split small inputs).
+template <class K, class T>
+void reduce(const Parallel& par, const T* in, const ReducePlan& plan, T* out,
+            std::int64_t grain = reduce_detail::kGrain) {
+  using C = compute_t<T>;
+  namespace detail = reduce_detail;
+  if (plan.output_size == 0) return;
+  if (plan.input_size == 0) {
+    std::fill_n(out, plan.output_size, K::template empty<T>());
+    return;
+  }
+  const std::int64_t count = plan.input_size / plan.output_size;  // elements per result
+  if (std::find(plan.reduced.begin(), plan.reduced.end(), true) == plan.reduced.end()) {
+    // Nothing (or only size-1 axes) to reduce: each result is one element.
+    if constexpr (std::is_same_v<K, ReduceMaxKind> || std::is_same_v<K, ReduceMinKind> ||
+                  std::is_same_v<K, ReduceSumKind> || std::is_same_v<K, ReduceProdKind> ||
+                  std::is_same_v<K, ReduceMeanKind>) {
+      std::copy_n(in, plan.input_size, out);
+    } else {
+      for (std::int64_t i = 0; i < plan.input_size; ++i) {
+        const C one = K::combine(K::template start<C>(), K::scan(in + i, 1));
+        out[i] = T(K::finish(one, 1));
+      }
+    }
+    return;
+  }
+  detail::Accumulator<T> a(out, plan.output_size);
+  C* acc = a.acc;
+  const bool last_reduced = plan.reduced.back();
+  const std::int64_t n = plan.dims.back();
+  const auto grain_of = [&](std::int64_t units) {
+    const std::int64_t per_unit = std::max<std::int64_t>(plan.input_size / units, 1);
+    return static_cast<std::size_t>((grain + per_unit - 1) / per_unit);
+  };
+  const std::size_t outer_rank = plan.dims.size() - (last_reduced ? 1 : 2);
+
+  if (outer_rank > 0 && !plan.reduced[0]) {
+    // The outermost block is kept: each thread owns a range of it, and its outputs.
+    const std::int64_t d0 = plan.dims[0];
+    const std::int64_t out_per = plan.output_size / d0;
+    par.for_range(static_cast<std::size_t>(d0), grain_of(d0),
+                  [&](std::size_t b, std::size_t e, std::size_t) {
+                    const auto first = static_cast<std::int64_t>(b);
+                    const auto cnt = static_cast<std::int64_t>(e - b);
+                    std::fill_n(acc + first * out_per, cnt * out_per, K::template start<C>());
+                    detail::reduce_part<K>(in, plan, acc, first, cnt, 0, n);
+                  });
+  } else if (!last_reduced) {
+    // The last block is kept: each thread owns a range of its columns.
+    std::fill_n(acc, plan.output_size, K::template start<C>());
+    const std::int64_t d0 = outer_rank > 0 ? plan.dims[0] : 1;
+    par.for_range(static_cast<std::size_t>(n), grain_of(n),
+                  [&](std::size_t b, std::size_t e, std::size_t) {
+                    detail::reduce_part<K>(in, plan, acc, 0, d0, static_cast<std::int64_t>(b),
+                                           static_cast<std::int64_t>(e));
+                  });
+  } else if (plan.dims.size() == 1) {
+    // Everything into one value: fixed blocks scanned by whichever thread, their partial
+    // results then combined in block order.
+    const std::int64_t blocks = detail::block_count(n, grain);
+    std::vector<C> parts(static_cast<std::size_t>(blocks));
+    const auto block_begin = [&](std::int64_t b) {
+      return n / blocks * b + std::min(b, n % blocks);
+    };
+    par.for_range(static_cast<std::size_t>(blocks), 1,
+                  [&](std::size_t b, std::size_t e, std::size_t) {
+                    for (std::size_t k = b; k < e; ++k) {
+                      const std::int64_t lo = block_begin(static_cast<std::int64_t>(k));
+                      const std::int64_t hi = block_begin(static_cast<std::int64_t>(k) + 1);
+                      parts[k] = K::scan(in + lo, hi - lo);
+                    }
+                  });
+    C total = K::template start<C>();
+    for (const C& p : parts) total = K::combine(total, p);
+    acc[0] = total;
+  } else {
+    std::fill_n(acc, plan.output_size, K::template start<C>());
+    detail::reduce_part<K>(in, plan, acc, 0, plan.dims[0], 0, n);
+  }
+  if constexpr (K::kFinish) {
+    for (std::int64_t i = 0; i < plan.output_size; ++i) acc[i] = K::finish(acc[i], count);
+  }
+  if constexpr (!std::is_same_v<C, T>) {
+    for (std::int64_t i = 0; i < plan.output_size; ++i) out[i] = T(acc[i]);
+  }
+}
+
+/// Reduces a tensor of `shape` over `axes` (normalised into [0, rank), duplicates allowed).
+template <class K, class T>
+void reduce(const Parallel& par, const T* in, std::span<const std::int64_t> shape,
+            std::span<const std::int64_t> axes, T* out) {
+  reduce<K>(par, in, plan_reduce(shape, axes), out);
+}
+
+}  // namespace irlite

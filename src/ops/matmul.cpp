@@ -1,0 +1,207 @@
+// MatMul-1: matrix products over the last two axes, with optional transposes, 1-D operands
+// taken as a row (A) or column (B) vector, and batch axes broadcast NumPy-style.
+
+#include "kernels/matmul.hpp"
+
+#include <fmt/format.h>
+
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
+#include "ops/shape_utils.hpp"
+
+namespace irlite {
+namespace {
+
+/// The product's matrix axes after OpenVINO's steps: the transposes swap the last two axes of
+/// an operand of rank 2 or more; a 1-D A becomes [1, k] and a 1-D B [k, 1].
+std::vector<Dimension> as_matrix(const PartialShape& s, bool transpose, bool is_a) {
+  std::vector<Dimension> dims = s.dims();
+  if (dims.size() == 1) {
+    if (is_a)
+      dims.insert(dims.begin(), Dimension(1));
+    else
+      dims.emplace_back(1);
+  } else if (transpose) {
+    std::swap(dims[dims.size() - 2], dims[dims.size() - 1]);
+  }
+  return dims;
+}
+
+/// The intersection of two intervals, nullopt when empty.
+std::optional<Dimension> merged(const Dimension& a, const Dimension& b) {
+  const std::int64_t lo = std::max(a.min(), b.min());
+  std::int64_t hi = Dimension::unbounded;
+  if (a.has_upper_bound() && b.has_upper_bound())
+    hi = std::min(a.max(), b.max());
+  else if (a.has_upper_bound())
+    hi = a.max();
+  else if (b.has_upper_bound())
+    hi = b.max();
+  if (hi != Dimension::unbounded && hi < lo) return std::nullopt;
+  return Dimension(lo, hi);
+}
+
+bool is_one(const Dimension& d) {
+  return d.is_static() && d.value() == 1;
+}
+
+class MatMulOp final : public Op {
+ public:
+  MatMulOp(bool transpose_a, bool transpose_b)
+      : transpose_a_(transpose_a), transpose_b_(transpose_b) {}
+
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+    const ValueInfo& a = inputs[0];
+    const ValueInfo& b = inputs[1];
+    if (!is_numeric(a.type))
+      input_error(0, fmt::format("A must be numeric, got {}", to_string(a.type)));
+    if (b.type != a.type)
+      input_error(1, fmt::format("B must have A's element type {}, got {}", to_string(a.type),
+                                 to_string(b.type)));
+    if (!a.shape.rank_is_static() || !b.shape.rank_is_static())
+      return {{a.type, PartialShape::dynamic_rank()}};
+    if (a.shape.rank() == 0) input_error(0, "A must not be a scalar");
+    if (b.shape.rank() == 0) input_error(1, "B must not be a scalar");
+    std::vector<Dimension> x = as_matrix(a.shape, transpose_a_, true);
+    std::vector<Dimension> y = as_matrix(b.shape, transpose_b_, false);
+    const Dimension& ka = x.back();
+    const Dimension& kb = y[y.size() - 2];
+    // Intervals that cannot meet are accepted, as OpenVINO does: only two static sizes clash.
+    if (!merged(ka, kb) && ka.is_static() && kb.is_static())
+      op_error(fmt::format("the inner dimensions differ: A {}{} has {} columns, B {}{} has {} rows",
+                           to_string(a.shape), transpose_a_ ? " (transposed)" : "", ka.value(),
+                           to_string(b.shape), transpose_b_ ? " (transposed)" : "", kb.value()));
+    const std::size_t rank = std::max(x.size(), y.size());
+    x.insert(x.begin(), rank - x.size(), Dimension(1));
+    y.insert(y.begin(), rank - y.size(), Dimension(1));
+    std::vector<Dimension> out(rank);
+    for (std::size_t i = 0; i + 2 < rank; ++i) {
+      if (is_one(x[i])) {
+        out[i] = y[i];
+      } else if (is_one(y[i])) {
+        out[i] = x[i];
+      } else if (const auto m = merged(x[i], y[i])) {
+        out[i] = *m;
+      } else if (x[i].is_static() && y[i].is_static()) {
+        op_error(fmt::format("the batch dimensions of A {} and B {} do not broadcast: {} and {}",
+                             to_string(a.shape), to_string(b.shape), x[i].value(), y[i].value()));
+      }  // else unknown, as OpenVINO leaves it
+    }
+    out[rank - 2] = x[rank - 2];
+    out[rank - 1] = y[rank - 1];
+    if (b.shape.rank() == 1) out.pop_back();
+    if (a.shape.rank() == 1) out.erase(out.end() - (b.shape.rank() == 1 ? 1 : 2));
+    return {{a.type, PartialShape(std::move(out))}};
+  }
+
+  std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor>,
+                            unsigned threads) const override {
+    std::size_t bytes = 0;
+    const MatMulPlan p = plan(inputs[0].shape(), inputs[1].shape(), false);
+    dispatch_numeric(inputs[0].element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      bytes = saturating_add(matmul_scratch<T>(p, threads),
+                             saturating_mul(p.a_index.size(), 2 * sizeof(std::int64_t)));
+    });
+    return bytes;
+  }
+
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               const ExecContext& context) const override {
+    const Tensor& a = inputs[0];
+    const Tensor& b = inputs[1];
+    const MatMulPlan p = plan(a.shape(), b.shape(), outputs[0].size() > 0);
+    if (!dispatch_numeric(a.element_type(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          matmul(context.parallel, a.data<T>(), b.data<T>(), p, outputs[0].data<T>());
+        }))
+      input_error(0, fmt::format("A must be numeric, got {}", to_string(a.element_type())));
+  }
+
+  std::vector<std::pair<std::string, std::string>> attributes() const override {
+    return {{"transpose_a", transpose_a_ ? "true" : "false"},
+            {"transpose_b", transpose_b_ ? "true" : "false"}};
+  }
+
+ private:
+  /// The kernel's view of static shapes the shape rule accepted; the matrix indices only when
+  /// `indices` (the output is not empty), else just their count.
+  MatMulPlan plan(const Shape& as, const Shape& bs, bool indices) const {
+    MatMulPlan p;
+    const bool a1 = as.size() == 1, b1 = bs.size() == 1;
+    p.transpose_a = transpose_a_ && !a1;
+    p.transpose_b = transpose_b_ && !b1;
+    const std::int64_t a_rows = a1 ? 1 : as[as.size() - 2], a_cols = as.back();
+    const std::int64_t b_rows = b1 ? bs[0] : bs[bs.size() - 2], b_cols = b1 ? 1 : bs.back();
+    p.m = p.transpose_a ? a_cols : a_rows;
+    p.k = p.transpose_a ? a_rows : a_cols;
+    p.n = p.transpose_b ? b_rows : b_cols;
+    // The batch axes, right-aligned.
+    const std::size_t a_batch = a1 ? 0 : as.size() - 2, b_batch = b1 ? 0 : bs.size() - 2;
+    const std::size_t rank = std::max(a_batch, b_batch);
+    std::vector<std::int64_t> ad(rank, 1), bd(rank, 1), od(rank);
+    std::copy_n(as.begin(), a_batch, ad.begin() + static_cast<std::ptrdiff_t>(rank - a_batch));
+    std::copy_n(bs.begin(), b_batch, bd.begin() + static_cast<std::ptrdiff_t>(rank - b_batch));
+    std::int64_t count = 1;
+    p.b_count = 1;
+    for (std::size_t i = 0; i < rank; ++i) {
+      od[i] = ad[i] == 1 ? bd[i] : ad[i];
+      count *= od[i];
+      p.b_count *= bd[i];
+    }
+    if (!indices) {
+      p.a_index.resize(static_cast<std::size_t>(count));
+      return p;
+    }
+    // An odometer over the output's batch axes tracks the matrix each operand gives.
+    std::vector<std::int64_t> a_stride(rank), b_stride(rank), pos(rank, 0);
+    std::int64_t sa = 1, sb = 1;
+    for (std::size_t i = rank; i-- > 0;) {
+      a_stride[i] = ad[i] == 1 ? 0 : sa;
+      b_stride[i] = bd[i] == 1 ? 0 : sb;
+      sa *= ad[i];
+      sb *= bd[i];
+    }
+    std::int64_t ai = 0, bi = 0;
+    p.a_index.reserve(static_cast<std::size_t>(count));
+    p.b_index.reserve(static_cast<std::size_t>(count));
+    for (std::int64_t c = 0; c < count; ++c) {
+      p.a_index.push_back(ai);
+      p.b_index.push_back(bi);
+      for (std::size_t i = rank; i-- > 0;) {
+        ai += a_stride[i];
+        bi += b_stride[i];
+        if (++pos[i] < od[i]) break;
+        ai -= a_stride[i] * od[i];
+        bi -= b_stride[i] * od[i];
+        pos[i] = 0;
+      }
+    }
+    return p;
+  }
+
+  bool transpose_a_;
+  bool transpose_b_;
+};
+
+std::unique_ptr<const Op> create_matmul(const Attributes& a) {
+  return std::make_unique<MatMulOp>(a.get_bool("transpose_a", false),
+                                    a.get_bool("transpose_b", false));
+}
+
+}  // namespace
+
+OpDef matmul_op() {
+  return {"MatMul",
+          1,
+          1,
+          2,
+          2,
+          1,
+          OpKind::compute,
+          create_matmul,
+          {{"A", numeric_types()}, {"B", numeric_types()}},
+          {{"output", numeric_types()}}};
+}
+
+}  // namespace irlite

@@ -1,0 +1,146 @@
+// Softmax-1 and Softmax-8: exp(x) / sum(exp(x)) along one axis, float types only. Softmax-1
+// takes an axis in [0, rank), Softmax-8 also a negative one counted from the end.
+
+#include "kernels/softmax.hpp"
+
+#include <fmt/format.h>
+
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
+#include "ops/shape_utils.hpp"
+
+namespace irlite {
+namespace {
+
+bool is_float_type(ElementType t) {
+  return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 ||
+         t == ElementType::f64;
+}
+
+/// Calls f(type_tag<T>{}) for a float type; false for others.
+template <class F>
+bool dispatch_float(ElementType type, F&& f) {
+  if (!is_float_type(type)) return false;
+  return dispatch_numeric(type, std::forward<F>(f));
+}
+
+class SoftmaxOp final : public Op {
+ public:
+  SoftmaxOp(std::int64_t axis, bool negative_allowed)
+      : axis_(axis), negative_allowed_(negative_allowed) {}
+
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+    const ValueInfo& data = inputs[0];
+    if (!is_float_type(data.type))
+      input_error(0,
+                  fmt::format("data must be f16, bf16, f32 or f64, got {}", to_string(data.type)));
+    if (data.shape.rank_is_static()) (void)axis_of(data.shape.rank());
+    return {{data.type, data.shape}};
+  }
+
+  std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor>,
+                            unsigned threads) const override {
+    const Layout l = layout(inputs[0].shape());
+    std::size_t bytes = 0;
+    dispatch_float(inputs[0].element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      bytes = softmax_scratch<T>(l.len, l.inner, threads);
+    });
+    return bytes;
+  }
+
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               const ExecContext& context) const override {
+    const Tensor& data = inputs[0];
+    const Layout l = layout(data.shape());
+    if (!dispatch_float(data.element_type(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          softmax(context.parallel, data.data<T>(), outputs[0].data<T>(), l.outer, l.len, l.inner);
+        }))
+      input_error(0, fmt::format("data must be f16, bf16, f32 or f64, got {}",
+                                 to_string(data.element_type())));
+  }
+
+  std::vector<std::pair<std::string, std::string>> attributes() const override {
+    return {{"axis", std::to_string(axis_)}};
+  }
+
+ private:
+  struct Layout {
+    std::int64_t outer = 1, len = 1, inner = 1;
+  };
+
+  /// The axis in [0, rank); a shape error when out of range.
+  std::int64_t axis_of(std::int64_t rank) const {
+    if (!negative_allowed_ && axis_ < 0)
+      op_error(
+          fmt::format("axis must not be negative in Softmax-1, got {} (rank {})", axis_, rank));
+    const auto a = normalize_axis(axis_, rank);
+    if (!a) op_error(axis_range_message(axis_, rank));
+    return *a;
+  }
+
+  Layout layout(const Shape& shape) const {
+    const auto axis = static_cast<std::size_t>(axis_of(static_cast<std::int64_t>(shape.size())));
+    Layout l;
+    l.len = shape[axis];
+    // Sizes derived from the output (allocated, so it fits), not multiplied out blindly.
+    const std::int64_t size = element_count(shape).value_or(0);
+    for (std::size_t i = axis + 1; i < shape.size(); ++i) l.inner *= shape[i];
+    if (size == 0) {
+      l.outer = 0;
+    } else {
+      l.outer = size / (l.len * l.inner);
+    }
+    return l;
+  }
+
+  std::int64_t axis_;
+  bool negative_allowed_;
+};
+
+std::unique_ptr<const Op> create_v1(const Attributes& a) {
+  const std::int64_t axis = a.get_int("axis", 1);
+  if (axis < 0)
+    throw Error(ErrorCode::format,
+                fmt::format("attribute 'axis' must not be negative in Softmax-1, got {}", axis));
+  return std::make_unique<SoftmaxOp>(axis, false);
+}
+
+std::unique_ptr<const Op> create_v8(const Attributes& a) {
+  return std::make_unique<SoftmaxOp>(a.get_int("axis", 1), true);
+}
+
+std::vector<ElementType> float_types() {
+  return {ElementType::f16, ElementType::bf16, ElementType::f32, ElementType::f64};
+}
+
+}  // namespace
+
+OpDef softmax_v1_op() {
+  return {"Softmax",
+          1,
+          1,
+          1,
+          1,
+          1,
+          OpKind::compute,
+          create_v1,
+          {{"data", float_types()}},
+          {{"output", float_types()}}};
+}
+
+OpDef softmax_v8_op() {
+  return {"Softmax",
+          8,
+          8,
+          1,
+          1,
+          1,
+          OpKind::compute,
+          create_v8,
+          {{"data", float_types()}},
+          {{"output", float_types()}}};
+}
+
+}  // namespace irlite
