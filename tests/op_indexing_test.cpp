@@ -799,6 +799,28 @@ TEST_CASE("StridedSlice shape rule on partial shapes and unknown values") {
                  {info(ElementType::f32, "[10]"), bounded, info(e1), info(s1)}) == "f32 [5..7]");
 }
 
+TEST_CASE("StridedSlice with begin and end known by their bounds (OpenVINO's type_prop cases)") {
+  // Begin or end taken from a ShapeOf of [0, 3..5] or [1, 5..7] / [2, 6..7], on [1, 10] data.
+  const auto op = slice_op({"0,0", "0,0", "", "", ""});
+  const Tensor b_lo = i64s({0, 3}), b_hi = i64s({0, 5});
+  const Tensor e_lo = i64s({1, 5}), e_hi = i64s({1, 7});
+  const Tensor e2_lo = i64s({2, 6}), e2_hi = i64s({2, 7});
+  const ValueInfo data = info(ElementType::i64, "[1,10]");
+  const ValueInfo begin_bounded{ElementType::i64, ps("[2]"), nullptr, &b_lo, &b_hi};
+  const ValueInfo end_bounded{ElementType::i64, ps("[2]"), nullptr, &e_lo, &e_hi};
+  const ValueInfo end2_bounded{ElementType::i64, ps("[2]"), nullptr, &e2_lo, &e2_hi};
+  const Tensor zeros = i64s({0, 0}), ends = i64s({1, 7}), ones = i64s({1, 1});
+  CHECK(inferred(*op, {data, info(zeros), end_bounded, info(ones)}) == "i64 [1,5..7]");
+  CHECK(inferred(*op, {data, begin_bounded, info(ends), info(ones)}) == "i64 [1,2..4]");
+  CHECK(inferred(*op, {data, begin_bounded, end2_bounded, info(ones)}) == "i64 [1,1..4]");
+  // Begin and end at the end of every axis, with strides of both signs: all empty.
+  CHECK(slice_shape({"0,0,0,0,0", "0,0,0,0,0", "", "", ""}, "[5,5,5,5,5]", {5, 5, 5, 5, 5},
+                    {5, 5, 5, 5, 5}, {1, 2, 5, -2, -5}) == "[0,0,0,0,0]");
+  // A new axis, then a shrunk one: [10,11,12] -> [1,5,12].
+  CHECK(slice_shape({"0,0,0", "0,0,0", "1,0,0", "0,0,1", ""}, "[10,11,12]", {0, 0, 0, 0},
+                    {1, 5, 20, 20}, {1, 1, 1, 1}) == "[1,5,12]");
+}
+
 TEST_CASE("StridedSlice errors") {
   const Masks none{"0,0", "0,0", "", "", ""};
   const auto err = [](const Masks& m, const char* data, std::vector<std::int64_t> b,
