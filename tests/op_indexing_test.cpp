@@ -1175,3 +1175,48 @@ TEST_CASE("Slice end to end") {
   CHECK(t.load().outputs()[0].shape == ps("[2,1]"));
   CHECK(doubles(t.run()[0]) == std::vector<double>{3, 6});
 }
+
+TEST_CASE("StridedSlice and Slice of Consts are folded and give TopK a static k") {
+  GraphBuilder g;
+  const auto data = g.parameter("data", ElementType::f32, ps("2,8"));
+  const auto sizes = g.constant("sizes", ints(ElementType::i64, {4}, {9, 4, 3, 6}));
+  const auto b = g.constant("b", ints(ElementType::i64, {1}, {-1}));
+  const auto e = g.constant("e", ints(ElementType::i64, {1}, {0}));
+  const auto s = g.constant("s", ints(ElementType::i64, {1}, {-2}));
+  // sizes[-1:0:-2] = [6, 4]; then [6, 4][1:2] = [4].
+  const auto picked = g.layer("StridedSlice", "opset1", {{"begin_mask", "0"}, {"end_mask", "0"}},
+                              {sizes, b, e, s}, {ElementType::i64}, "picked");
+  const auto one = g.constant("one", ints(ElementType::i64, {1}, {1}));
+  const auto two = g.constant("two", ints(ElementType::i64, {1}, {2}));
+  const auto step = g.constant("step", ints(ElementType::i64, {1}, {1}));
+  const auto k1 =
+      g.layer("Slice", "opset8", {}, {picked[0], one, two, step}, {ElementType::i64}, "k1");
+  // A scalar k: shrink the one-element vector.
+  const auto zero = g.constant("zero", ints(ElementType::i64, {1}, {0}));
+  const auto k = g.layer("StridedSlice", "opset1",
+                         {{"begin_mask", "0"}, {"end_mask", "0"}, {"shrink_axis_mask", "1"}},
+                         {k1[0], zero, one}, {ElementType::i64}, "k");
+  const auto topk = g.layer("TopK", "opset11", {{"axis", "1"}, {"mode", "min"}, {"sort", "value"}},
+                            {data, k[0]}, {ElementType::f32, ElementType::i32}, "topk");
+  g.result(topk[0], "values");
+  g.result(topk[1], "indices");
+  const Model m = g.load();
+  CHECK(m.outputs()[0].shape == ps("2,4"));
+  CHECK_FALSE(m.is_dynamic());
+  Session session(m);
+  const auto out =
+      session.run({{"data", tensor(ElementType::f32, {2, 8},
+                                   {0, 9, 1, 8, 2, 7, 3, 6, 5, 4, 6, 3, 7, 2, 8, 1})}});
+  CHECK(doubles(out.at("values")) == std::vector<double>{0, 1, 2, 3, 1, 2, 3, 4});
+}
+
+TEST_CASE("Gather-7 with batch_dims through the loader") {
+  OpTester t("Gather", "opset7", "pick");
+  t.attr("batch_dims", -1)
+      .input_parameter("data",
+                       make_tensor(ElementType::i64, {2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
+      .input_const("indices", make_tensor(ElementType::i32, {2, 3}, {0, 0, 4, 4, 0, 0}))
+      .input_const("axis", make_tensor(ElementType::i32, {1}, {-1}));
+  CHECK(t.load().outputs()[0].shape == ps("[2,3]"));
+  CHECK(doubles(t.run()[0]) == std::vector<double>{1, 1, 5, 10, 6, 6});
+}
