@@ -1,0 +1,178 @@
+// Range-4: the numbers from `start` up to (not including) `stop` by `step`, of the type the
+// `output_type` attribute names; the three inputs are scalars of any numeric types.
+//
+// The length follows OpenVINO's shape rule: the inputs are read as doubles (truncated toward
+// zero first when the output is an integer type), and the count is
+// ceil(|stop - start| / |step|), or 0 when the step points away from stop. A step of zero (after
+// that truncation) is an error, as are NaN and infinite inputs; OpenVINO's specification leaves
+// a zero step undefined.
+
+#include "kernels/range.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
+#include "ops/shape_utils.hpp"
+
+namespace irlite {
+namespace {
+
+constexpr const char* kNames[] = {"start", "stop", "step"};
+
+/// Beyond this many elements the output could not be allocated anyway; refusing it keeps the
+/// count's conversion from double exact and within int64.
+constexpr double kMaxCount = 4503599627370496.0;  // 2^52
+
+/// A numeric scalar's value as a double (16-bit floats through float, 64-bit integers rounded).
+double scalar_as_double(const Tensor& t) {
+  double v = 0;
+  dispatch_numeric(t.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    v = static_cast<double>(static_cast<compute_t<T>>(t.data<T>()[0]));
+  });
+  return v;
+}
+
+/// A numeric scalar as an integer: integers exactly (u64 above INT64_MAX saturates), floats
+/// truncated toward zero and saturated to int64. Finite values only.
+std::int64_t scalar_as_integer(const Tensor& t) {
+  if (is_integral(t.element_type())) return integer_at(t, 0);
+  const double v = std::trunc(scalar_as_double(t));
+  if (v >= 9223372036854775807.0) return std::numeric_limits<std::int64_t>::max();
+  if (v <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(v);
+}
+
+class RangeOp final : public Op {
+ public:
+  explicit RangeOp(ElementType output_type) : output_type_(output_type) {}
+
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (!is_numeric(inputs[i].type))
+        input_error(
+            i, fmt::format("{} must be numeric, got {}", kNames[i], to_string(inputs[i].type)));
+      // OpenVINO refuses a one-element 1-D input too: each is a scalar.
+      if (inputs[i].shape.rank_is_static() && inputs[i].shape.rank() != 0)
+        input_error(
+            i, fmt::format("{} must be a scalar, got {}", kNames[i], to_string(inputs[i].shape)));
+    }
+    const bool run_time = phase == Phase::run;
+    std::optional<double> values[3];
+    for (std::size_t i = 0; i < 3; ++i)
+      if (inputs[i].value) values[i] = checked_value(*inputs[i].value, i, run_time);
+    // A zero step is refused as soon as it is known, whatever the other two.
+    if (values[2]) check_step(*values[2], run_time);
+    if (!values[0] || !values[1] || !values[2])
+      return {{output_type_, PartialShape{Dimension::dynamic()}}};
+    return {{output_type_,
+             PartialShape{Dimension(count(*values[0], *values[1], *values[2], run_time))}}};
+  }
+
+  bool shape_needs_value(std::size_t, std::size_t) const override { return true; }
+
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               const ExecContext& context) const override {
+    double values[3];
+    for (std::size_t i = 0; i < 3; ++i) values[i] = checked_value(inputs[i], i, true);
+    const std::int64_t n = count(values[0], values[1], values[2], true);
+    Tensor& out = outputs[0];
+    if (static_cast<std::size_t>(n) != out.size())
+      op_error(fmt::format("the output holds {} elements, the range {}", out.size(), n));
+    dispatch_numeric(output_type_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = compute_t<T>;
+      if constexpr (std::is_floating_point_v<C>) {
+        // The inputs are first converted to the output type, as OpenVINO's kernel does.
+        const auto start = static_cast<C>(T(static_cast<C>(scalar_as_double(inputs[0]))));
+        const auto step = static_cast<C>(T(static_cast<C>(scalar_as_double(inputs[2]))));
+        range_fill<T>(context.parallel, out.data<T>(), start, step, out.size());
+      } else {
+        // Wrapped into T as a two's complement conversion does.
+        const auto start = static_cast<T>(scalar_as_integer(inputs[0]));
+        const auto step = static_cast<T>(scalar_as_integer(inputs[2]));
+        range_fill<T>(context.parallel, out.data<T>(), start, step, out.size());
+      }
+    });
+  }
+
+  std::vector<std::pair<std::string, std::string>> attributes() const override {
+    return {{"output_type", std::string(to_string(output_type_))}};
+  }
+
+ private:
+  /// Input i's value; NaN and infinities are errors.
+  static double checked_value(const Tensor& t, std::size_t i, bool run_time) {
+    const double v = scalar_as_double(t);
+    if (!std::isfinite(v)) {
+      std::string message = fmt::format("{} must be finite, got {}", kNames[i], value_text(t, 0));
+      if (run_time) value_error(i, std::move(message));
+      input_error(i, std::move(message));
+    }
+    return v;
+  }
+
+  /// Refuses a step that is zero once converted to the output type.
+  void check_step(double step, bool run_time) const {
+    if ((is_integral(output_type_) ? std::trunc(step) : step) != 0) return;
+    std::string message = is_integral(output_type_)
+                              ? fmt::format(
+                                    "step must not be zero, got {} which truncates to 0 "
+                                    "in {}",
+                                    step, to_string(output_type_))
+                              : std::string("step must not be zero");
+    if (run_time) value_error(2, std::move(message));
+    input_error(2, std::move(message));
+  }
+
+  std::int64_t count(double start, double stop, double step, bool run_time) const {
+    if (is_integral(output_type_)) {
+      start = std::trunc(start);
+      stop = std::trunc(stop);
+      step = std::trunc(step);
+    }
+    check_step(step, run_time);
+    const bool empty = (step > 0 && start >= stop) || (step < 0 && start <= stop);
+    const double n = empty ? 0.0 : std::ceil(std::fabs(stop - start) / std::fabs(step));
+    if (!(n <= kMaxCount)) {
+      std::string message =
+          fmt::format("the range from {} to {} by {} has {} elements, more than irlite allows ({})",
+                      start, stop, step, n, kMaxCount);
+      if (run_time) value_error(2, std::move(message));
+      input_error(2, std::move(message));
+    }
+    return static_cast<std::int64_t>(n);
+  }
+
+  ElementType output_type_;
+};
+
+std::unique_ptr<const Op> create_range(const Attributes& a) {
+  const ElementType type = a.get_element_type("output_type");
+  if (!is_numeric(type))
+    throw Error(ErrorCode::format, "attribute 'output_type' = '" + a.text("output_type") +
+                                       "': expected a numeric type");
+  return std::make_unique<RangeOp>(type);
+}
+
+}  // namespace
+
+OpDef range_v4_op() {
+  return {"Range",
+          4,
+          4,
+          3,
+          3,
+          1,
+          OpKind::compute,
+          create_range,
+          {{"start", numeric_types()}, {"stop", numeric_types()}, {"step", numeric_types()}},
+          {{"output", numeric_types()}}};
+}
+
+}  // namespace irlite
