@@ -4,6 +4,7 @@
 // same for any thread count), and the scalar conversions that Convert and the integer versions
 // of the floating-point functions share.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -36,12 +37,23 @@ bool dispatch_any(ElementType type, F&& f) {
   return dispatch_numeric(type, f);
 }
 
-/// out[i] = f(in[i]) for i in [0, n): a plain loop over restrict pointers, which the compiler
-/// vectorises where f is simple enough (f's call operator must be IRLITE_INLINE).
+/// Elements per block of unary_loop: a multiple of every vector width.
+inline constexpr std::size_t kUnaryBlock = 64;
+
+/// out[i] = f(in[i]) for i in [0, n): plain loops over restrict pointers, which the compiler
+/// vectorises where f is simple enough (f's call operator must be IRLITE_INLINE). The loop runs
+/// over blocks of a fixed size because GCC's -O2 cost model vectorises only loops that need no
+/// scalar remainder; the last partial block is done element by element.
 template <class In, class Out, class F>
 IRLITE_MULTIVERSION void unary_loop(const In* __restrict in, Out* __restrict out, std::size_t n,
                                     F f) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = f(in[i]);
+  std::size_t i = 0;
+  for (; i + kUnaryBlock <= n; i += kUnaryBlock) {
+    const In* __restrict a = in + i;
+    Out* __restrict b = out + i;
+    for (std::size_t j = 0; j < kUnaryBlock; ++j) b[j] = f(a[j]);
+  }
+  for (; i < n; ++i) out[i] = f(in[i]);
 }
 
 /// unary_loop over [0, n), split into chunks of at least `grain` elements over the threads.
@@ -80,6 +92,34 @@ IRLITE_INLINE To float_to_integer(C x) {
         x >= -two63 ? static_cast<std::int64_t>(x) : std::numeric_limits<std::int64_t>::min();
     return static_cast<std::uint64_t>(r);
   }
+}
+
+// Floor, ceiling and rounding half away from zero built on nearbyint (ties to even in the
+// default rounding mode), which GCC turns into one vector instruction where the CPU has one
+// (SSE4.1 and later), whereas its std::floor and std::round stay scalar or calls. Each gives
+// exactly the std:: function's result, signed zeros, infinities and NaN included: the
+// difference x - nearbyint(x) is exact. Every arithmetic operation is done on every lane and
+// only the results are selected, as the vectoriser may not move a floating-point operation
+// that could trap out of a condition.
+
+template <class C>
+IRLITE_INLINE C ceil_value(C x) {
+  const C r = std::nearbyint(x);
+  // The sign is x's: from (-1, -0.5] the result is -0, which r + 1 alone would make +0.
+  return std::copysign(r + (r < x ? C(1) : C(0)), x);
+}
+
+template <class C>
+IRLITE_INLINE C floor_value(C x) {
+  return -ceil_value(-x);
+}
+
+template <class C>
+IRLITE_INLINE C round_half_away_value(C x) {
+  // On |x|, a tie that nearbyint took down to even goes up instead.
+  const C a = std::fabs(x);
+  const C r = std::nearbyint(a);
+  return std::copysign(r + (a - r == C(0.5) ? C(1) : C(0)), x);
 }
 
 /// One element converted from storage type From to storage type To, as Convert-1 does:

@@ -30,7 +30,7 @@ struct HalfAwayFromZero {
   template <class C>
   IRLITE_INLINE C operator()(C x) const {
     if constexpr (std::is_floating_point_v<C>)
-      return std::round(x);
+      return round_half_away_value(x);
     else
       return x;
   }

@@ -117,7 +117,7 @@ struct Floor {
   template <class C>
   IRLITE_INLINE C operator()(C x) const {
     if constexpr (std::is_floating_point_v<C>)
-      return std::floor(x);
+      return floor_value(x);
     else
       return x;
   }
@@ -127,7 +127,7 @@ struct Ceiling {
   template <class C>
   IRLITE_INLINE C operator()(C x) const {
     if constexpr (std::is_floating_point_v<C>)
-      return std::ceil(x);
+      return ceil_value(x);
     else
       return x;
   }
