@@ -22,6 +22,7 @@
 #include "graph_builder.hpp"
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
+#include "kernels/unary.hpp"
 #include "op_test_util.hpp"
 #include "op_tester.hpp"
 #include "ops/registry.hpp"
@@ -875,4 +876,30 @@ TEST_CASE("unary: a Convert of a Const is folded at load and gives TopK its k") 
   const Model m = g.load();
   CHECK(m.outputs()[0].shape == ps("2,3"));
   CHECK_FALSE(m.is_dynamic());
+}
+
+TEST_CASE("unary kernels: the branch-free f16 conversions match float16's") {
+  // Every f16 bit pattern widens to float16::to_float's bits.
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const float want = float16::to_float(static_cast<std::uint16_t>(h));
+    const float got = half_to_float(static_cast<std::uint16_t>(h));
+    if (std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(want))
+      FAIL("f16 bits " << h << ": got " << got << ", want " << want);
+  }
+  // Floats across the whole bit range (every 251st pattern, and every pattern around the
+  // subnormal, normal and overflow boundaries) narrow to float16::from_float's bits.
+  const auto check = [](std::uint32_t u) {
+    const float f = std::bit_cast<float>(u);
+    const std::uint16_t want = float16::from_float(f);
+    const std::uint16_t got = float_to_half(f);
+    if (got != want) FAIL("float bits " << u << " (" << f << "): got " << got << ", want " << want);
+  };
+  for (std::uint64_t u = 0; u <= 0xffffffffu; u += 251) check(static_cast<std::uint32_t>(u));
+  for (const std::uint32_t center :
+       {0x33000000u, 0x38800000u, 0x477fe000u, 0x477ff000u, 0x47800000u, 0x7f800000u}) {
+    for (std::uint32_t d = 0; d < 0x4000; ++d) {
+      check(center + d - 0x2000);
+      check((center + d - 0x2000) | 0x80000000u);
+    }
+  }
 }

@@ -4,6 +4,7 @@
 // same for any thread count), and the scalar conversions that Convert and the integer versions
 // of the floating-point functions share.
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -40,20 +41,60 @@ bool dispatch_any(ElementType type, F&& f) {
 /// Elements per block of unary_loop: a multiple of every vector width.
 inline constexpr std::size_t kUnaryBlock = 64;
 
+/// The integer holding a storage type's bits where it is a struct (float16, bfloat16, boolean8),
+/// the type itself otherwise: the loops read and write these, as the vectoriser does not take
+/// loads and stores of structs.
+template <class T, bool = std::is_class_v<T>>
+struct raw_of {
+  using type = T;
+};
+template <class T>
+struct raw_of<T, true> {
+  using type = decltype(T::bits);
+};
+template <class T>
+using raw_t = typename raw_of<T>::type;
+
+template <class T>
+IRLITE_INLINE T from_raw(raw_t<T> r) {
+  if constexpr (std::is_class_v<T>) {
+    T t{};
+    t.bits = r;
+    return t;
+  } else {
+    return r;
+  }
+}
+
+template <class T>
+IRLITE_INLINE raw_t<T> to_raw(T t) {
+  if constexpr (std::is_class_v<T>)
+    return t.bits;
+  else
+    return t;
+}
+
 /// out[i] = f(in[i]) for i in [0, n): plain loops over restrict pointers, which the compiler
 /// vectorises where f is simple enough (f's call operator must be IRLITE_INLINE). The loop runs
 /// over blocks of a fixed size because GCC's -O2 cost model vectorises only loops that need no
 /// scalar remainder; the last partial block is done element by element.
 template <class In, class Out, class F>
-IRLITE_MULTIVERSION void unary_loop(const In* __restrict in, Out* __restrict out, std::size_t n,
-                                    F f) {
+IRLITE_INLINE void unary_loop_raw(const raw_t<In>* __restrict x, raw_t<Out>* __restrict y,
+                                  std::size_t n, F f) {
   std::size_t i = 0;
   for (; i + kUnaryBlock <= n; i += kUnaryBlock) {
-    const In* __restrict a = in + i;
-    Out* __restrict b = out + i;
-    for (std::size_t j = 0; j < kUnaryBlock; ++j) b[j] = f(a[j]);
+    const raw_t<In>* __restrict a = x + i;
+    raw_t<Out>* __restrict b = y + i;
+    for (std::size_t j = 0; j < kUnaryBlock; ++j) b[j] = to_raw<Out>(f(from_raw<In>(a[j])));
   }
-  for (; i < n; ++i) out[i] = f(in[i]);
+  for (; i < n; ++i) y[i] = to_raw<Out>(f(from_raw<In>(x[i])));
+}
+
+template <class In, class Out, class F>
+IRLITE_MULTIVERSION void unary_loop(const In* in, Out* out, std::size_t n, F f) {
+  static_assert(sizeof(raw_t<In>) == sizeof(In) && sizeof(raw_t<Out>) == sizeof(Out));
+  unary_loop_raw<In, Out>(reinterpret_cast<const raw_t<In>*>(in),
+                          reinterpret_cast<raw_t<Out>*>(out), n, f);
 }
 
 /// unary_loop over [0, n), split into chunks of at least `grain` elements over the threads.
@@ -122,6 +163,68 @@ IRLITE_INLINE C round_half_away_value(C x) {
   return std::copysign(r + (a - r == C(0.5) ? C(1) : C(0)), x);
 }
 
+// f16 <-> f32 without branches, so that loops over f16 data vectorise (float16's own
+// conversions branch per value). Both give exactly float16's results: round to nearest even,
+// infinity from 65520 up, NaN quiet with its sign (payload kept when widening).
+
+/// The float value of f16 bits.
+IRLITE_INLINE float half_to_float(std::uint16_t h) {
+  const std::uint32_t magnitude = std::uint32_t{h & 0x7fffu} << 13;
+  const std::uint32_t exponent = magnitude & 0x0f800000u;
+  const std::uint32_t normal = magnitude + 0x38000000u;  // exponent rebiased by 127 - 15
+  const std::uint32_t special = normal + 0x38000000u;    // infinity and NaN: all ones
+  // Subnormals (and zero): the mantissa placed under the exponent of 2^-14, minus 2^-14.
+  const std::uint32_t subnormal = std::bit_cast<std::uint32_t>(
+      std::bit_cast<float>(magnitude + 0x38800000u) - std::bit_cast<float>(0x38800000u));
+  // Selected by masks rather than conditions, which the vectoriser would not take here.
+  const std::uint32_t is_special = 0u - static_cast<std::uint32_t>(exponent == 0x0f800000u);
+  const std::uint32_t is_subnormal = 0u - static_cast<std::uint32_t>(exponent == 0);
+  const std::uint32_t bits =
+      (special & is_special) | (subnormal & is_subnormal) | (normal & ~(is_special | is_subnormal));
+  return std::bit_cast<float>(bits | (std::uint32_t{h & 0x8000u} << 16));
+}
+
+/// The f16 bits of a float, rounded to nearest even.
+IRLITE_INLINE std::uint16_t float_to_half(float value) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t sign = (u >> 16) & 0x8000u;
+  const std::uint32_t a = u & 0x7fffffffu;
+  // Below 2^-14, adding 0.5 (whose unit in the last place is 2^-24, the f16 subnormals' step)
+  // makes the FPU round the value to a multiple of 2^-24, left in the low bits.
+  const std::uint32_t subnormal =
+      std::bit_cast<std::uint32_t>(std::bit_cast<float>(a) + 0.5f) - 0x3f000000u;
+  // Normal: exponent rebiased, the 13 dropped bits rounded to nearest even (a carry into the
+  // exponent is the right result).
+  const std::uint32_t normal = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;
+  // Selected by masks, as in half_to_float: NaN, then infinity, then subnormal or normal.
+  const std::uint32_t is_nan = 0u - static_cast<std::uint32_t>(a > 0x7f800000u);
+  const std::uint32_t is_inf = ~is_nan & (0u - static_cast<std::uint32_t>(a >= 0x477ff000u));
+  const std::uint32_t is_subnormal = 0u - static_cast<std::uint32_t>(a < 0x38800000u);
+  const std::uint32_t finite = (subnormal & is_subnormal) | (normal & ~is_subnormal);
+  const std::uint32_t bits =
+      (0x7e00u & is_nan) | (0x7c00u & is_inf) | (finite & ~(is_nan | is_inf));
+  return static_cast<std::uint16_t>(bits | sign);
+}
+
+/// An element of storage type T as its compute type (f16 through half_to_float).
+template <class T>
+IRLITE_INLINE compute_t<T> load_value(T x) {
+  if constexpr (std::is_same_v<T, float16>)
+    return half_to_float(x.bits);
+  else
+    return static_cast<compute_t<T>>(x);
+}
+
+/// A compute-type value stored as T (f16 through float_to_half; bf16 rounded by its own
+/// constructor).
+template <class T>
+IRLITE_INLINE T store_value(compute_t<T> v) {
+  if constexpr (std::is_same_v<T, float16>)
+    return float16::from_bits(float_to_half(v));
+  else
+    return T(v);
+}
+
 /// One element converted from storage type From to storage type To, as Convert-1 does:
 /// booleans read as 0 or 1 and are written as (value != 0) (NaN is true); integers wrap modulo
 /// 2^N; floats become integers by float_to_integer; every conversion to f16 or bf16 goes through
@@ -133,16 +236,16 @@ IRLITE_INLINE To convert_value(From x) {
     if constexpr (std::is_same_v<To, boolean8>)
       return To{static_cast<std::uint8_t>(b)};
     else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>)
-      return To(b ? 1.0f : 0.0f);
+      return store_value<To>(b ? 1.0f : 0.0f);
     else
       return static_cast<To>(b);
   } else {
     using C = compute_t<From>;
-    const C v = static_cast<C>(x);
+    const C v = load_value(x);
     if constexpr (std::is_same_v<To, boolean8>) {
       return To{static_cast<std::uint8_t>(v != C(0))};
     } else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>) {
-      return To(static_cast<float>(v));
+      return store_value<To>(static_cast<float>(v));
     } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<C>) {
       return float_to_integer<To>(v);
     } else {
@@ -164,7 +267,7 @@ struct Lifted {
   F f;
   IRLITE_INLINE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
-      return T(f(static_cast<float>(x)));
+      return store_value<T>(f(load_value(x)));
     else
       return f(x);
   }
