@@ -209,7 +209,8 @@ TEST_CASE("unary: registry entries") {
         Entry{"Log", "opset1", 1}, Entry{"Sqrt", "opset1", 1}, Entry{"Abs", "opset1", 1},
         Entry{"Negative", "opset1", 1}, Entry{"Floor", "opset1", 1}, Entry{"Ceiling", "opset1", 1},
         Entry{"Round", "opset5", 5}, Entry{"Clamp", "opset1", 1}, Entry{"Erf", "opset1", 1},
-        Entry{"SoftPlus", "opset4", 4}, Entry{"HSwish", "opset4", 4}}) {
+        Entry{"Sin", "opset1", 1}, Entry{"Cos", "opset1", 1}, Entry{"SoftPlus", "opset4", 4},
+        Entry{"HSwish", "opset4", 4}}) {
     CAPTURE(e.type);
     const OpDef& def = op_def(e.type, e.opset);
     CHECK(def.version == e.version);
@@ -371,7 +372,7 @@ TEST_CASE("Relu, Abs, Negative, Floor and Ceiling: signed zeros and NaN") {
   CHECK(doubles(ceil)[2] == 0.0);
 }
 
-TEST_CASE("Sigmoid, Tanh, Exp, Log, Sqrt, Erf against oracles") {
+TEST_CASE("Sigmoid, Tanh, Exp, Log, Sqrt, Erf, Sin, Cos against oracles") {
   struct Case {
     const char* type;
     double (*f)(double);
@@ -383,6 +384,8 @@ TEST_CASE("Sigmoid, Tanh, Exp, Log, Sqrt, Erf against oracles") {
       {"Log", [](double v) { return std::log(v); }, false},
       {"Sqrt", [](double v) { return std::sqrt(v); }, true},
       {"Erf", [](double v) { return std::erf(v); }, true},
+      {"Sin", [](double v) { return std::sin(v); }, false},
+      {"Cos", [](double v) { return std::cos(v); }, true},
   };
   for (const Case& c : cases) {
     CAPTURE(c.type);
@@ -399,6 +402,8 @@ TEST_CASE("Sigmoid, Tanh, Exp, Log, Sqrt, Erf against oracles") {
           if (std::string(c.type) == "Log") r = std::log(v);
           if (std::string(c.type) == "Sqrt") r = std::sqrt(v);
           if (std::string(c.type) == "Erf") r = std::erf(v);
+          if (std::string(c.type) == "Sin") r = std::sin(v);
+          if (std::string(c.type) == "Cos") r = std::cos(v);
           return T(r);
         } else {
           return through<T>(x, c.f, c.round_ints);
@@ -433,6 +438,11 @@ TEST_CASE("integer inputs of the float functions") {
   // Rounded: sqrt(2) = 1.41 -> 1, sqrt(30) = 5.48 -> 5; the square root of a negative is NaN.
   CHECK(integers(run(*make_op("Sqrt", "opset1"), {in})) ==
         std::vector<std::int64_t>{INT32_MIN, INT32_MIN, 0, 1, 1, 2, 5});
+  // Sin truncates (sin(2) = 0.91 -> 0), Cos rounds (cos(1) = 0.54 -> 1), as the reference.
+  CHECK(integers(run(*make_op("Sin", "opset1"), {in})) ==
+        std::vector<std::int64_t>{0, 0, 0, 0, 0, 0, 0});
+  CHECK(integers(run(*make_op("Cos", "opset1"), {in})) ==
+        std::vector<std::int64_t>{-1, 1, 1, 1, 0, -1, 0});
   CHECK(integers(run(*make_op("Log", "opset1"), {ints(ElementType::i64, {3}, {1, 3, 1000})})) ==
         std::vector<std::int64_t>{0, 1, 6});
 }

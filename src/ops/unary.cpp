@@ -1,11 +1,12 @@
 // The element-wise unary math ops without attributes: Relu-1, Sigmoid-1, Tanh-1, Exp-1, Log-1,
-// Sqrt-1, Abs-1, Negative-1, Floor-1, Ceiling-1, Erf-1, SoftPlus-4 and HSwish-4. Each is a
-// scalar function in the table below; the 16-bit floats are computed in float and rounded once.
+// Sqrt-1, Abs-1, Negative-1, Floor-1, Ceiling-1, Erf-1, Sin-1, Cos-1, SoftPlus-4 and HSwish-4. Each
+// is a scalar function in the table below; the 16-bit floats are computed in float and rounded
+// once.
 //
 // OpenVINO accepts every numeric type for the ops of opset1 (its reference kernels cover a few
 // of them each), and so does irlite, with the reference's formula for each: integer inputs of
 // the transcendental functions are computed in double and converted back as Convert converts
-// (truncation toward zero), after rounding to nearest for Tanh, Sqrt and Erf, as the reference
+// (truncation toward zero), after rounding to nearest for Tanh, Sqrt, Erf and Cos, as the reference
 // does. SoftPlus and HSwish take floating-point types only, as their specification says.
 
 #include <cmath>
@@ -143,6 +144,27 @@ struct Erf {
   }
 };
 
+struct Sin {
+  // Integers: truncated, as OpenVINO's reference converts sin's double (it rounds Cos's).
+  template <class C>
+  IRLITE_INLINE C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>)
+      return std::sin(x);
+    else
+      return through_double(x, [](double v) { return std::sin(v); });
+  }
+};
+
+struct Cos {
+  template <class C>
+  IRLITE_INLINE C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>)
+      return std::cos(x);
+    else
+      return through_double(x, [](double v) { return std::round(std::cos(v)); });
+  }
+};
+
 template <class C>
 struct SoftPlusKernel {
   C threshold;
@@ -232,6 +254,12 @@ OpDef ceiling_op() {
 }
 OpDef erf_op() {
   return unary_def<PlainFn<Erf, true, false>>("Erf", 1, 1);
+}
+OpDef sin_op() {
+  return unary_def<PlainFn<Sin, true, false>>("Sin", 1, 1);
+}
+OpDef cos_op() {
+  return unary_def<PlainFn<Cos, true, false>>("Cos", 1, 1);
 }
 OpDef softplus_op() {
   return unary_def<SoftPlusFn>("SoftPlus", 4, 4);
