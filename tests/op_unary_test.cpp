@@ -913,3 +913,40 @@ TEST_CASE("unary kernels: the branch-free f16 conversions match float16's") {
     }
   }
 }
+
+TEST_CASE("Gelu-2 and Gelu-7 against oracles") {
+  CHECK(op_def("Gelu", "opset2").version == 2);
+  CHECK(op_def("Gelu", "opset6").version == 2);
+  CHECK(op_def("Gelu", "opset7").version == 7);
+  CHECK(make_op("Gelu", "opset7")->attributes() == Attrs{{"approximation_mode", "erf"}});
+  CHECK(make_op("Gelu", "opset7", {{"approximation_mode", "TANH"}})->attributes() ==
+        Attrs{{"approximation_mode", "tanh"}});
+  CHECK_THROWS_WITH_AS(make_op("Gelu", "opset7", {{"approximation_mode", "fast"}}),
+                       doctest::Contains("approximation_mode"), Error);
+  const auto bad = caught([&] {
+    make_op("Gelu", "opset7")->infer(std::vector<ValueInfo>{info(ElementType::i32, "[2]")});
+  });
+  REQUIRE(bad);
+  CHECK(std::string(bad->what()).find("floating-point") != std::string::npos);
+
+  const double pi = 3.14159265358979323846;
+  const auto erf_gelu = [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); };
+  const auto tanh_gelu = [pi](double x) {
+    return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (x + 0.044715 * std::pow(x, 3.0))));
+  };
+  std::mt19937 rng(9);
+  for (const bool tanh : {false, true}) {
+    CAPTURE(tanh);
+    const auto op = make_op("Gelu", "opset7", {{"approximation_mode", tanh ? "tanh" : "erf"}});
+    const auto f = [&](double x) { return tanh ? tanh_gelu(x) : erf_gelu(x); };
+    check_against<float>(*op, ElementType::f32, random_values<float>(rng, 501, true),
+                         [&](float x) { return static_cast<float>(f(x)); });
+    check_against<double>(*op, ElementType::f64, random_values<double>(rng, 501, true), f);
+    check_against<float16>(*op, ElementType::f16, random_values<float16>(rng, 301, true),
+                           [&](float16 x) { return float16(static_cast<float>(f(x))); });
+  }
+  // Known values: Gelu(1) = 0.8413447460685429, Gelu(-1) = -0.15865525393145707.
+  const Tensor out = run(*make_op("Gelu", "opset2"), {tensor(ElementType::f64, {2}, {1.0, -1.0})});
+  CHECK(doubles(out)[0] == doctest::Approx(0.8413447460685429).epsilon(1e-15));
+  CHECK(doubles(out)[1] == doctest::Approx(-0.15865525393145707).epsilon(1e-15));
+}
