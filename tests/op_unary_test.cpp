@@ -950,3 +950,49 @@ TEST_CASE("Gelu-2 and Gelu-7 against oracles") {
   CHECK(doubles(out)[0] == doctest::Approx(0.8413447460685429).epsilon(1e-15));
   CHECK(doubles(out)[1] == doctest::Approx(-0.15865525393145707).epsilon(1e-15));
 }
+
+TEST_CASE("Swish-4: beta optional, a scalar of the data's type") {
+  const OpDef& def = op_def("Swish", "opset4");
+  CHECK(def.min_inputs == 1);
+  CHECK(def.max_inputs == 2);
+  const auto op = make_op("Swish", "opset4");
+  CHECK(inferred(*op, {info(ElementType::f32, "[?,2..4]")}) == "f32 [?,2..4]");
+  CHECK(inferred(*op, {info(ElementType::f16, "[...]"), info(ElementType::f16, "[...]")}) ==
+        "f16 [...]");
+  const auto message = [&](std::vector<ValueInfo> inputs) {
+    const auto e = caught([&] { op->infer(inputs); });
+    REQUIRE(e);
+    return std::string(e->what());
+  };
+  CHECK(message({info(ElementType::i32, "[2]")}).find("floating-point") != std::string::npos);
+  CHECK(message({info(ElementType::f32, "[2]"), info(ElementType::f16, "[]")})
+            .find("beta must have the data's type f32, got f16") != std::string::npos);
+  CHECK(message({info(ElementType::f32, "[2]"), info(ElementType::f32, "[1]")})
+            .find("beta must be a scalar, got [1]") != std::string::npos);
+  // A run-time beta of rank 1 (declared with dynamic rank) is refused too.
+  CHECK(caught([&] {
+    const Tensor data = tensor(ElementType::f32, {2}, {1, 2});
+    const Tensor beta = tensor(ElementType::f32, {1}, {1});
+    Tensor out(ElementType::f32, Shape{2});
+    std::vector<Tensor> outs{out};
+    op->execute(std::vector<Tensor>{data, beta}, outs, ExecContext{});
+  }));
+
+  std::mt19937 rng(13);
+  const std::vector<float> in = random_values<float>(rng, 700, true);
+  check_against<float>(*op, ElementType::f32, in,
+                       [](float x) { return x / (1.0f + std::exp(-x)); });
+  const Tensor beta = tensor(ElementType::f32, {}, {0.75});
+  const Tensor out = run(*op, {tensor_of(ElementType::f32, in), beta});
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const float want = in[i] / (1.0f + std::exp(-in[i] * 0.75f));
+    CHECK(same_value(out.data<float>()[i], want));
+  }
+  const std::vector<bfloat16> bin = random_values<bfloat16>(rng, 300, true);
+  const Tensor bout =
+      run(*op, {tensor_of(ElementType::bf16, bin), tensor(ElementType::bf16, {}, {2.0})});
+  for (std::size_t i = 0; i < bin.size(); ++i) {
+    const float x = bin[i];
+    CHECK(same_value(bout.data<bfloat16>()[i], bfloat16(x / (1.0f + std::exp(-x * 2.0f)))));
+  }
+}
