@@ -40,7 +40,7 @@ std::string line_with(const std::string& text, const std::string& part) {
 
 // A Parameter x (f32 [2,3]), a Const k (i64 scalar 2) and a Const of two f32 (0.2 and 0.5) that
 // reaches no Result, a TopK-11 whose values output declares dims that differ from the inferred
-// ones, an op irlite lacks (Swish, with attributes) after it, and two Results.
+// ones, an op irlite lacks (Scramble, with attributes) after it, and two Results.
 constexpr const char* kInspectModel = R"(<?xml version="1.0"?>
 <net name="polish" version="11">
   <layers>
@@ -60,7 +60,7 @@ constexpr const char* kInspectModel = R"(<?xml version="1.0"?>
         <port id="3" precision="I32"><dim>2</dim><dim>2</dim></port>
       </output>
     </layer>
-    <layer id="3" name="act" type="Swish" version="opset4">
+    <layer id="3" name="act" type="Scramble" version="opset4">
       <data beta="1.5"/>
       <input><port id="0"><dim>2</dim><dim>2</dim></port></input>
       <output><port id="1" precision="FP32"><dim>2</dim><dim>2</dim></port></output>
@@ -110,12 +110,12 @@ TEST_CASE("cli_polish: inspect shows inputs, op counts, weight bytes and kept at
   const Outcome o = cli({"inspect", model});
   CAPTURE(o.out);
   CAPTURE(o.err);
-  CHECK(o.status == 1);  // Swish is a problem
+  CHECK(o.status == 1);  // Scramble is a problem
   // Where each input comes from, with its shape.
   CHECK(contains(line_with(o.out, "TopK-11"), "0:0 [2,3], 1:0 []"));
-  CHECK(contains(line_with(o.out, "Swish"), "2:2 [2,2]"));
+  CHECK(contains(line_with(o.out, "Scramble"), "2:2 [2,2]"));
   // The unsupported layer keeps its attributes; Const values in their shortest form.
-  CHECK(contains(line_with(o.out, "Swish"), "beta=1.5"));
+  CHECK(contains(line_with(o.out, "Scramble"), "beta=1.5"));
   CHECK(contains(line_with(o.out, "scale"), "value=[0.2,0.5]"));
   CHECK(contains(line_with(o.out, "Constant-1"), "value=2"));
   // The declared dims that differ do not push the next column out of line.
@@ -125,15 +125,15 @@ TEST_CASE("cli_polish: inspect shows inputs, op counts, weight bytes and kept at
   CHECK(column_of(o.out, "scale", "element_type=") == attributes);
   CHECK(column_of(o.out, "Parameter-1", "element_type=") == attributes);
   CHECK(column_of(o.out, "  id  ", "attributes") == attributes);
-  CHECK(column_of(o.out, "Swish", "beta=") == attributes);
+  CHECK(column_of(o.out, "Scramble", "beta=") == attributes);
   // Op counts and the Consts' bytes: 8 for k, 8 for scale.
   CHECK(
-      contains(o.out, "ops: Constant-1 2, Parameter-1 1, Result-1 2, Swish (opset4) 1, TopK-11 1"));
+      contains(o.out, "ops: Constant-1 2, Parameter-1 1, Result-1 2, Scramble (opset4) 1, TopK-11 1"));
   CHECK(contains(o.out, "weights: 16 bytes"));
   const auto lines = o.err_lines();
-  REQUIRE(lines.size() == 3);  // the Const that reaches no Result, the declared dims, Swish
+  REQUIRE(lines.size() == 3);  // the Const that reaches no Result, the declared dims, Scramble
   CHECK(contains(lines.back(), "irlite: error: "));
-  CHECK(contains(lines.back(), "Swish"));
+  CHECK(contains(lines.back(), "Scramble"));
 }
 
 TEST_CASE("cli_polish: inspect --json gives counts, bytes and structured diagnostics") {
@@ -145,11 +145,11 @@ TEST_CASE("cli_polish: inspect --json gives counts, bytes and structured diagnos
   CHECK(doc["weight_bytes"] == 16);
   CHECK(doc["op_counts"]["Constant-1"] == 2);
   CHECK(doc["op_counts"]["TopK-11"] == 1);
-  CHECK(doc["op_counts"]["Swish (opset4)"] == 1);
+  CHECK(doc["op_counts"]["Scramble (opset4)"] == 1);
   const auto& layers = doc["layers"];
   bool saw_swish = false;
   for (const auto& layer : layers) {
-    if (layer["type"] != "Swish") continue;
+    if (layer["type"] != "Scramble") continue;
     saw_swish = true;
     CHECK(layer["attributes"]["beta"] == "1.5");
   }
@@ -164,7 +164,7 @@ TEST_CASE("cli_polish: inspect --json gives counts, bytes and structured diagnos
   CHECK(p["layer_id"] == 3);
   CHECK(p["layer_name"] == "act");
   CHECK(p["port"].is_null());
-  CHECK(contains(p["message"].get<std::string>(), "unsupported op type 'Swish'"));
+  CHECK(contains(p["message"].get<std::string>(), "unsupported op type 'Scramble'"));
   // The text is the line stderr shows.
   CHECK(contains(o.err, "irlite: error: " + p["text"].get<std::string>()));
 
@@ -213,7 +213,7 @@ TEST_CASE("cli_polish: run names every unsupported layer, then points to inspect
   const auto one_lines = one.err_lines();
   CHECK(one.status == 1);
   REQUIRE(one_lines.size() == 2);
-  CHECK(contains(one_lines[0], "Swish"));
+  CHECK(contains(one_lines[0], "Scramble"));
   CHECK(contains(one_lines[1], "irlite: hint: 1 layer cannot run"));
 }
 

@@ -137,7 +137,7 @@ TEST_CASE("a layer irlite has no op for keeps its <data> in layers()") {
       "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"2\" "
       "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"><dim>2</dim></port>"
       "</output></layer>"
-      "<layer id=\"1\" name=\"act\" type=\"Swish\" version=\"opset4\"><data beta=\"1.5\" "
+      "<layer id=\"1\" name=\"act\" type=\"Scramble\" version=\"opset4\"><data beta=\"1.5\" "
       "mode=\"fast\"/><input><port id=\"0\"><dim>2</dim></port></input><output><port id=\"1\" "
       "precision=\"FP32\"><dim>2</dim></port></output></layer>"
       "<layer id=\"2\" name=\"r\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"/>"
@@ -150,7 +150,7 @@ TEST_CASE("a layer irlite has no op for keeps its <data> in layers()") {
   REQUIRE(m.problems().size() == 1);
   CHECK(m.problems()[0].code() == ErrorCode::unsupported);
   const LayerInfo& act = m.layers()[1];
-  CHECK(act.type == "Swish");
+  CHECK(act.type == "Scramble");
   CHECK(act.version == 0);
   using Attribute = std::pair<std::string, std::string>;
   CHECK(act.attributes == std::vector<Attribute>{{"beta", "1.5"}, {"mode", "fast"}});

@@ -1,0 +1,92 @@
+// Gelu-2 and Gelu-7: x * Phi(x), Phi the standard normal distribution function, computed exactly
+// with erf (approximation_mode erf, Gelu-2's only mode) or with OpenVINO's tanh approximation
+// (approximation_mode tanh). As in OpenVINO's reference, every type is computed in double and
+// rounded once; floating-point types only.
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
+#include "ops/unary_op.hpp"
+
+namespace irlite {
+namespace {
+
+constexpr std::string_view kModes[] = {"erf", "tanh"};
+
+struct GeluErf {
+  template <class C>
+  IRLITE_INLINE C operator()(C x) const {
+    const double d = x;
+    return static_cast<C>(0.5 * d * (1.0 + std::erf(d / std::sqrt(2.0))));
+  }
+};
+
+struct GeluTanh {
+  template <class C>
+  IRLITE_INLINE C operator()(C x) const {
+    const double d = x;
+    const double k = std::sqrt(2.0 / std::numbers::pi);
+    return static_cast<C>(0.5 * d * (1.0 + std::tanh(k * (d + 0.044715 * std::pow(d, 3.0)))));
+  }
+};
+
+struct GeluFn {
+  static constexpr bool integers = false;
+  static constexpr bool monotonic = false;
+  bool tanh = false;
+
+  template <class T, class Run>
+  void apply(Run run) const {
+    if (tanh)
+      run(Lifted<T, GeluTanh>{});
+    else
+      run(Lifted<T, GeluErf>{});
+  }
+
+  std::vector<std::pair<std::string, std::string>> attributes() const {
+    return {{"approximation_mode", std::string(kModes[tanh ? 1 : 0])}};
+  }
+};
+
+std::unique_ptr<const Op> create_gelu_v2(const Attributes&) {
+  return std::make_unique<UnaryOp<GeluFn>>(GeluFn{false});
+}
+
+std::unique_ptr<const Op> create_gelu_v7(const Attributes& a) {
+  // Optional, erf by default; OpenVINO writes the words in upper case.
+  return std::make_unique<UnaryOp<GeluFn>>(
+      GeluFn{a.get_enum("approximation_mode", {kModes[0], kModes[1]}, 0) == 1});
+}
+
+}  // namespace
+
+OpDef gelu_v2_op() {
+  return {"Gelu",
+          2,
+          2,
+          1,
+          1,
+          1,
+          OpKind::compute,
+          create_gelu_v2,
+          {{"data", real_types()}},
+          {{"output", real_types()}}};
+}
+
+OpDef gelu_v7_op() {
+  return {"Gelu",
+          7,
+          7,
+          1,
+          1,
+          1,
+          OpKind::compute,
+          create_gelu_v7,
+          {{"data", real_types()}},
+          {{"output", real_types()}}};
+}
+
+}  // namespace irlite

@@ -1,0 +1,78 @@
+// Round-5: each element rounded to the nearest integer, halves to even (half_to_even) or away
+// from zero (half_away_from_zero). Integers are kept as they are.
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "core/attributes.hpp"
+#include "ops/op_list.hpp"
+#include "ops/unary_op.hpp"
+
+namespace irlite {
+namespace {
+
+constexpr std::string_view kModes[] = {"half_to_even", "half_away_from_zero"};
+
+struct HalfToEven {
+  // nearbyint rounds in the current rounding mode, which irlite never changes from the
+  // default, to nearest with ties to even; it keeps -0, infinities and NaN.
+  template <class C>
+  IRLITE_INLINE C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>)
+      return std::nearbyint(x);
+    else
+      return x;
+  }
+};
+
+struct HalfAwayFromZero {
+  template <class C>
+  IRLITE_INLINE C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>)
+      return round_half_away_value(x);
+    else
+      return x;
+  }
+};
+
+struct RoundFn {
+  static constexpr bool integers = true;
+  static constexpr bool monotonic = true;
+  bool half_to_even = true;
+
+  template <class T, class Run>
+  void apply(Run run) const {
+    if (half_to_even)
+      run(Lifted<T, HalfToEven>{});
+    else
+      run(Lifted<T, HalfAwayFromZero>{});
+  }
+
+  std::vector<std::pair<std::string, std::string>> attributes() const {
+    return {{"mode", std::string(kModes[half_to_even ? 0 : 1])}};
+  }
+};
+
+std::unique_ptr<const Op> create_round(const Attributes& a) {
+  // The specification makes `mode` required.
+  return std::make_unique<UnaryOp<RoundFn>>(
+      RoundFn{a.get_enum("mode", {kModes[0], kModes[1]}) == 0});
+}
+
+}  // namespace
+
+OpDef round_op() {
+  return {"Round",
+          5,
+          5,
+          1,
+          1,
+          1,
+          OpKind::compute,
+          create_round,
+          {{"data", numeric_types()}},
+          {{"output", numeric_types()}}};
+}
+
+}  // namespace irlite

@@ -1,0 +1,87 @@
+#pragma once
+// The element-wise unary ops (Relu, Exp, Floor, Round, Clamp...): one Op template over a
+// function object that says which element types the op takes and gives the scalar kernel for
+// each of them. The output has the input's type and shape.
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graph/op.hpp"
+#include "kernels/element.hpp"
+#include "kernels/unary.hpp"
+
+namespace irlite {
+
+/// f16, bf16, f32, f64: the element types of the ops defined on floating-point numbers only.
+std::vector<ElementType> real_types();
+
+/// The shape rule every element-wise unary op shares: a numeric input (every type when
+/// `integers`, the floating-point ones otherwise), whose type and shape the output keeps.
+OutputInfo unary_output(const ValueInfo& data, bool integers);
+
+/// Fn provides:
+///   static constexpr bool integers;   whether integer inputs are accepted
+///   static constexpr bool monotonic;  whether the output never decreases as the input grows
+///                                     (integer bounds then propagate through it)
+///   template <class T, class Run> void apply(Run run) const;  calls run(f) with the functor f
+///                                     applied to each element of storage type T
+///   std::vector<std::pair<std::string, std::string>> attributes() const;
+template <class Fn>
+class UnaryOp final : public Op {
+ public:
+  explicit UnaryOp(Fn fn) : fn_(std::move(fn)) {}
+
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+    return {unary_output(inputs[0], Fn::integers)};
+  }
+
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               const ExecContext& context) const override {
+    const Tensor& data = inputs[0];
+    Tensor& out = outputs[0];
+    const bool ok = dispatch_numeric(data.element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (Fn::integers || is_float_storage_v<T>)
+        fn_.template apply<T>([&](auto f) {
+          unary_map(context.parallel, data.data<T>(), out.data<T>(), data.size(), f);
+        });
+    });
+    if (!ok || (!Fn::integers && !is_real(data.element_type())))
+      unary_output({data.element_type(), PartialShape::from_shape(data.shape())}, Fn::integers);
+  }
+
+  std::optional<ValueBounds> infer_bounds(std::span<const ValueInfo> inputs,
+                                          const OutputInfo& output) const override {
+    if constexpr (Fn::monotonic)
+      return monotonic_bounds(*this, inputs, output);
+    else
+      return std::nullopt;
+  }
+
+  std::vector<std::pair<std::string, std::string>> attributes() const override {
+    return fn_.attributes();
+  }
+
+ private:
+  Fn fn_;
+};
+
+/// A stateless Fn built from a scalar function object F on compute types (float for the 16-bit
+/// floats, the type itself otherwise).
+template <class F, bool Integers, bool Monotonic>
+struct PlainFn {
+  static constexpr bool integers = Integers;
+  static constexpr bool monotonic = Monotonic;
+  template <class T, class Run>
+  void apply(Run run) const {
+    run(Lifted<T, F>{F{}});
+  }
+  std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }
+};
+
+}  // namespace irlite
