@@ -99,6 +99,13 @@ class ReduceMaxOp final : public Op {
       input_error(0, fmt::format("data must be numeric, got {}", to_string(data.element_type())));
   }
 
+  // The maximum grows with every element, so bounds carry through (a k taken as the largest of
+  // several ShapeOf extents stays bounded).
+  std::optional<ValueBounds> infer_bounds(std::span<const ValueInfo> inputs,
+                                          const OutputInfo& output) const override {
+    return monotonic_bounds(*this, inputs, output);
+  }
+
   std::vector<std::pair<std::string, std::string>> attributes() const override {
     return {{"keep_dims", keep_dims_ ? "true" : "false"}};
   }
