@@ -518,12 +518,13 @@ TEST_CASE("Transpose values against a plain oracle: fast paths and the general w
     std::vector<std::int64_t> order;
   };
   const Case cases[] = {
-      {{5, 7}, {1, 0}},                    // 2-D tiles
-      {{3, 67, 45}, {0, 2, 1}},            // a batch of 2-D tiles
-      {{130, 90}, {1, 0}},                 // a large plane
-      {{4, 5, 6}, {1, 0, 2}},              // innermost kept: block copies
-      {{2, 3, 4, 5}, {2, 0, 1, 3}},        // innermost kept after merging
-      {{2, 3, 4, 5}, {3, 1, 0, 2}},        // general walk
+      {{5, 7}, {1, 0}},              // 2-D tiles
+      {{3, 67, 45}, {0, 2, 1}},      // a batch of 2-D tiles
+      {{130, 90}, {1, 0}},           // a large plane
+      {{4, 5, 6}, {1, 0, 2}},        // innermost kept: block copies
+      {{2, 3, 4, 5}, {2, 0, 1, 3}},  // innermost kept after merging
+      {{2, 3, 4, 5}, {3, 1, 0, 2}},
+      {{2, 3, 4, 5}, {2, 3, 0, 1}},        // merged into one 2-D transpose        // general walk
       {{2, 1, 3, 1, 4}, {4, 2, 0, 3, 1}},  // extent-1 axes dropped
       {{2, 3, 4}, {0, 1, 2}},              // identity
       {{6, 5, 4, 3, 2}, {4, 3, 2, 1, 0}},  // reversal
@@ -704,4 +705,34 @@ TEST_CASE("bounds: Unsqueeze, Transpose and Tile carry bounds too") {
   const auto tb = make("Tile", "opset1")->infer_bounds(targs, OutputInfo{i64, ps("[3]")});
   REQUIRE(tb);
   CHECK(integers(tb->upper) == std::vector<std::int64_t>{8, 8, 8});
+}
+
+TEST_CASE("run time: a Reshape target computed by ShapeOf is inferred again on every run") {
+  GraphBuilder g;
+  const auto x = g.parameter("x", ElementType::u8, ps("?,?"));
+  const auto y = g.parameter("y", f32, ps("?"));
+  const auto target = g.layer("ShapeOf", "opset3", {{"output_type", "i32"}}, {x}, {i32});
+  const auto reshaped =
+      g.layer("Reshape", "opset1", {{"special_zero", "false"}}, {y, target[0]}, {f32}, "reshape");
+  const auto order = g.constant("order", vec64({1, 0}));
+  const auto transposed = g.layer("Transpose", "opset1", {}, {reshaped[0], order}, {f32});
+  g.result(transposed[0], "out");
+  const Model m = g.load();
+  CHECK(m.outputs()[0].shape == ps("?,?"));
+  CHECK(m.is_dynamic());
+  Session s(m);
+  std::mt19937 rng(8);
+  for (const Shape& shape : {Shape{3, 4}, Shape{2, 5}, Shape{1, 1}, Shape{0, 3}}) {
+    CAPTURE(to_string(shape));
+    const Tensor values = random_tensor(rng, f32, {shape[0] * shape[1]});
+    const auto out = s.run({{"x", Tensor(ElementType::u8, shape)}, {"y", values}});
+    const Tensor want = transpose_oracle(Tensor::view(f32, shape, values.data()), {1, 0});
+    CHECK(same_bytes(out.at("out"), want));
+  }
+  const auto e = caught([&] {
+    s.run({{"x", Tensor(ElementType::u8, {2, 3})}, {"y", Tensor(f32, {5})}});
+  });
+  REQUIRE(e);
+  CHECK(std::string(e->what()).find("holds 6 elements but the input [5] holds 5") !=
+        std::string::npos);
 }

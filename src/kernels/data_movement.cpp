@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/simd.hpp"
+
 namespace irlite {
 
 void parallel_copy(const Parallel& parallel, void* dst, const void* src, std::size_t bytes) {
@@ -133,22 +135,20 @@ void walk(const U* __restrict src, const TransposePlan& plan, std::size_t begin,
   }
 }
 
-/// A batch of 2-D transposes [rows, cols] -> [cols, rows], in square tiles so that both the
-/// reads and the writes stay within a few cache lines. Batches [begin, end).
+/// One 2-D transpose [rows, cols] -> [cols, rows], restricted to input columns [c_begin, c_end)
+/// (output rows), in square tiles so that both the reads and the writes stay within a few cache
+/// lines.
 template <class U>
-void transpose_2d(const U* __restrict src, std::int64_t rows, std::int64_t cols, std::size_t begin,
-                  std::size_t end, U* __restrict dst) {
+IRLITE_MULTIVERSION void transpose_2d(const U* __restrict src, std::int64_t rows, std::int64_t cols,
+                                      std::int64_t c_begin, std::int64_t c_end, U* __restrict dst) {
   constexpr std::int64_t kTile = 32;
-  const std::int64_t plane = rows * cols;
-  for (std::size_t b = begin; b < end; ++b) {
-    const U* s = src + static_cast<std::int64_t>(b) * plane;
-    U* d = dst + static_cast<std::int64_t>(b) * plane;
-    for (std::int64_t r0 = 0; r0 < rows; r0 += kTile)
-      for (std::int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        const std::int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
-        for (std::int64_t c = c0; c < c1; ++c)
-          for (std::int64_t r = r0; r < r1; ++r) d[c * rows + r] = s[r * cols + c];
-      }
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    const std::int64_t r1 = rows < r0 + kTile ? rows : r0 + kTile;
+    for (std::int64_t c0 = c_begin; c0 < c_end; c0 += kTile) {
+      const std::int64_t c1 = c_end < c0 + kTile ? c_end : c0 + kTile;
+      for (std::int64_t c = c0; c < c1; ++c)
+        for (std::int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
+    }
   }
 }
 
@@ -163,35 +163,24 @@ void transpose_typed(const Parallel& parallel, const U* src, const TransposePlan
   if (batched_2d) {
     const std::int64_t rows = plan.shape[rank - 2], cols = plan.shape[rank - 1];
     const std::size_t batches = total / static_cast<std::size_t>(rows * cols);
+    const std::size_t plane = static_cast<std::size_t>(rows * cols);
     if (batches >= parallel.threads() || rows < 64) {
-      const std::size_t grain = std::max<std::size_t>(
-          1, kCopyGrainBytes / sizeof(U) / static_cast<std::size_t>(rows * cols));
+      const std::size_t grain = std::max<std::size_t>(1, kCopyGrainBytes / sizeof(U) / plane);
       parallel.for_range(batches, grain, [&](std::size_t begin, std::size_t end, std::size_t) {
-        transpose_2d(src, rows, cols, begin, end, dst);
+        for (std::size_t b = begin; b < end; ++b)
+          transpose_2d(src + b * plane, rows, cols, 0, cols, dst + b * plane);
       });
     } else {
       // Few large planes: split each plane's output rows (input columns) over threads.
-      for (std::size_t b = 0; b < batches; ++b) {
-        const U* s = src + b * static_cast<std::size_t>(rows * cols);
-        U* d = dst + b * static_cast<std::size_t>(rows * cols);
-        const std::size_t grain =
-            std::max<std::size_t>(32, kCopyGrainBytes / sizeof(U) / static_cast<std::size_t>(rows));
+      const std::size_t grain =
+          std::max<std::size_t>(32, kCopyGrainBytes / sizeof(U) / static_cast<std::size_t>(rows));
+      for (std::size_t b = 0; b < batches; ++b)
         parallel.for_range(static_cast<std::size_t>(cols), grain,
                            [&](std::size_t begin, std::size_t end, std::size_t) {
-                             // Columns [begin, end) of the input: a [rows, end - begin] slice.
-                             constexpr std::int64_t kTile = 32;
-                             const auto c_begin = static_cast<std::int64_t>(begin);
-                             const auto c_end = static_cast<std::int64_t>(end);
-                             for (std::int64_t r0 = 0; r0 < rows; r0 += kTile)
-                               for (std::int64_t c0 = c_begin; c0 < c_end; c0 += kTile) {
-                                 const std::int64_t r1 = std::min(rows, r0 + kTile);
-                                 const std::int64_t c1 = std::min(c_end, c0 + kTile);
-                                 for (std::int64_t c = c0; c < c1; ++c)
-                                   for (std::int64_t r = r0; r < r1; ++r)
-                                     d[c * rows + r] = s[r * cols + c];
-                               }
+                             transpose_2d(src + b * plane, rows, cols,
+                                          static_cast<std::int64_t>(begin),
+                                          static_cast<std::int64_t>(end), dst + b * plane);
                            });
-      }
     }
     return;
   }
