@@ -74,7 +74,9 @@ class SqueezeOp final : public Op {
 
  private:
   /// Which dimensions the axes remove; duplicates count once. An axis out of range, or one
-  /// naming a dimension that cannot be 1, is refused.
+  /// naming a dimension that cannot be 1, is refused: OpenVINO's rule before its 2024.3 release
+  /// (later releases keep such a dimension silently), so that a model whose shapes went wrong
+  /// upstream fails where it went wrong.
   static std::vector<bool> removed_axes(const PartialShape& in, const Tensor& axes, bool run_time) {
     const std::int64_t rank = in.rank();
     std::vector<bool> removed(static_cast<std::size_t>(rank), false);
