@@ -525,6 +525,8 @@ TEST_CASE("Transpose values against a plain oracle: fast paths and the general w
       {{2, 3, 4, 5}, {2, 0, 1, 3}},  // innermost kept after merging
       {{2, 3, 4, 5}, {3, 1, 0, 2}},
       {{2, 3, 4, 5}, {2, 3, 0, 1}},        // merged into one 2-D transpose        // general walk
+      {{9, 3, 10}, {2, 1, 0}},             // tiled between the two innermost axes
+      {{10, 4, 12, 9}, {1, 3, 0, 2}},      // tiled, with other axes around
       {{2, 1, 3, 1, 4}, {4, 2, 0, 3, 1}},  // extent-1 axes dropped
       {{2, 3, 4}, {0, 1, 2}},              // identity
       {{6, 5, 4, 3, 2}, {4, 3, 2, 1, 0}},  // reversal
@@ -547,8 +549,9 @@ TEST_CASE("Transpose values against a plain oracle: fast paths and the general w
       }
     }
   // Large enough for every path to split over threads.
-  for (const Case& c : {Case{{512, 600}, {1, 0}}, Case{{4, 300, 200}, {2, 0, 1}},
-                        Case{{300, 4, 200}, {1, 0, 2}}, Case{{3, 700, 300}, {0, 2, 1}}}) {
+  for (const Case& c :
+       {Case{{512, 600}, {1, 0}}, Case{{4, 300, 200}, {2, 0, 1}}, Case{{300, 4, 200}, {1, 0, 2}},
+        Case{{3, 700, 300}, {0, 2, 1}}, Case{{300, 4, 200}, {2, 1, 0}}}) {
     const Tensor in = random_tensor(rng, f32, c.shape);
     const Tensor want = transpose_oracle(in, c.order);
     Tensor got(f32, want.shape());

@@ -135,21 +135,65 @@ void walk(const U* __restrict src, const TransposePlan& plan, std::size_t begin,
   }
 }
 
-/// One 2-D transpose [rows, cols] -> [cols, rows], restricted to input columns [c_begin, c_end)
-/// (output rows), in square tiles so that both the reads and the writes stay within a few cache
-/// lines.
+/// One 2-D transpose, restricted to input columns [c_begin, c_end): dst[c * dst_stride + r] =
+/// src[r * src_stride + c] for r in [0, rows). In square tiles, so that both the reads and the
+/// writes stay within a few cache lines and pages.
 template <class U>
-IRLITE_MULTIVERSION void transpose_2d(const U* __restrict src, std::int64_t rows, std::int64_t cols,
-                                      std::int64_t c_begin, std::int64_t c_end, U* __restrict dst) {
+IRLITE_MULTIVERSION void transpose_2d(const U* __restrict src, std::int64_t src_stride,
+                                      std::int64_t rows, std::int64_t c_begin, std::int64_t c_end,
+                                      std::int64_t dst_stride, U* __restrict dst) {
   constexpr std::int64_t kTile = 32;
   for (std::int64_t r0 = 0; r0 < rows; r0 += kTile) {
     const std::int64_t r1 = rows < r0 + kTile ? rows : r0 + kTile;
     for (std::int64_t c0 = c_begin; c0 < c_end; c0 += kTile) {
       const std::int64_t c1 = c_end < c0 + kTile ? c_end : c0 + kTile;
       for (std::int64_t c = c0; c < c1; ++c)
-        for (std::int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
+        for (std::int64_t r = r0; r < r1; ++r) dst[c * dst_stride + r] = src[r * src_stride + c];
     }
   }
+}
+
+/// A general transposition whose innermost axes both move: for every combination of the other
+/// axes, a 2-D tiled transpose between the input's innermost axis (contiguous reads) and the
+/// output's (contiguous writes). Needs rank >= 3 after simplification.
+template <class U>
+void transpose_tiled(const Parallel& parallel, const U* src, const TransposePlan& plan,
+                     std::size_t total, U* dst) {
+  const std::size_t rank = plan.shape.size();
+  std::vector<std::int64_t> in_stride(rank, 1), out_stride(rank, 1), out_extent(rank);
+  for (std::size_t a = rank - 1; a-- > 0;) in_stride[a] = in_stride[a + 1] * plan.shape[a + 1];
+  for (std::size_t i = 0; i < rank; ++i)
+    out_extent[i] = plan.shape[static_cast<std::size_t>(plan.order[i])];
+  for (std::size_t i = rank - 1; i-- > 0;) out_stride[i] = out_stride[i + 1] * out_extent[i + 1];
+  const auto q = static_cast<std::size_t>(plan.order[rank - 1]);  // the output's innermost
+  std::size_t p = 0;  // where the input's innermost axis goes
+  while (plan.order[p] != static_cast<std::int64_t>(rank - 1)) ++p;
+  const std::int64_t rows = plan.shape[q], cols = plan.shape[rank - 1];
+  const std::int64_t src_stride = in_stride[q], dst_stride = out_stride[p];
+  // The other output axes, outermost first: extents and strides on both sides.
+  std::vector<std::int64_t> extent, from, to;
+  for (std::size_t i = 0; i < rank - 1; ++i) {
+    if (i == p) continue;
+    extent.push_back(out_extent[i]);
+    from.push_back(in_stride[static_cast<std::size_t>(plan.order[i])]);
+    to.push_back(out_stride[i]);
+  }
+  const std::size_t outer = total / static_cast<std::size_t>(rows * cols);
+  const std::size_t grain =
+      std::max<std::size_t>(1, kCopyGrainBytes / sizeof(U) / static_cast<std::size_t>(rows * cols));
+  parallel.for_range(outer, grain, [&](std::size_t begin, std::size_t end, std::size_t) {
+    for (std::size_t o = begin; o < end; ++o) {
+      std::size_t rest = o;
+      std::int64_t s = 0, d = 0;
+      for (std::size_t k = extent.size(); k-- > 0;) {
+        const auto coord = static_cast<std::int64_t>(rest % static_cast<std::size_t>(extent[k]));
+        rest /= static_cast<std::size_t>(extent[k]);
+        s += coord * from[k];
+        d += coord * to[k];
+      }
+      transpose_2d(src + s, src_stride, rows, 0, cols, dst_stride, dst + d);
+    }
+  });
 }
 
 template <class U>
@@ -168,7 +212,7 @@ void transpose_typed(const Parallel& parallel, const U* src, const TransposePlan
       const std::size_t grain = std::max<std::size_t>(1, kCopyGrainBytes / sizeof(U) / plane);
       parallel.for_range(batches, grain, [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t b = begin; b < end; ++b)
-          transpose_2d(src + b * plane, rows, cols, 0, cols, dst + b * plane);
+          transpose_2d(src + b * plane, cols, rows, 0, cols, rows, dst + b * plane);
       });
     } else {
       // Few large planes: split each plane's output rows (input columns) over threads.
@@ -177,13 +221,17 @@ void transpose_typed(const Parallel& parallel, const U* src, const TransposePlan
       for (std::size_t b = 0; b < batches; ++b)
         parallel.for_range(static_cast<std::size_t>(cols), grain,
                            [&](std::size_t begin, std::size_t end, std::size_t) {
-                             transpose_2d(src + b * plane, rows, cols,
+                             transpose_2d(src + b * plane, cols, rows,
                                           static_cast<std::int64_t>(begin),
-                                          static_cast<std::int64_t>(end), dst + b * plane);
+                                          static_cast<std::int64_t>(end), rows, dst + b * plane);
                            });
     }
     return;
   }
+  // Both innermost axes long enough for tiles to pay: tiled; else the plain walk.
+  const std::size_t q = static_cast<std::size_t>(plan.order[rank - 1]);
+  if (plan.shape[q] >= 8 && plan.shape[rank - 1] >= 8)
+    return transpose_tiled(parallel, src, plan, total, dst);
   const std::size_t grain = std::max<std::size_t>(1, kCopyGrainBytes / sizeof(U));
   parallel.for_range(total, grain, [&](std::size_t begin, std::size_t end, std::size_t) {
     walk(src, plan, begin, end, dst);
