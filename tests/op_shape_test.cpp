@@ -600,6 +600,10 @@ TEST_CASE("Tile shape rule") {
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[2,3]"), info(i64, "[]")});
         }).find("repeats must be a 1-D tensor") != std::string::npos);
+  const Tensor huge = vec64({INT64_MAX / 2});
+  CHECK(error_of([&] {
+          op->infer(std::vector<ValueInfo>{info(f32, "[3]"), known(huge)});
+        }).find("overflows") != std::string::npos);
 }
 
 TEST_CASE("Tile values against a plain oracle, on any thread count") {

@@ -17,7 +17,7 @@ namespace {
 
 class TileOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& repeats = inputs[1];
     if (data.type == ElementType::undefined) input_error(0, "data has no element type");
@@ -44,6 +44,11 @@ class TileOp final : public Op {
       for (std::size_t i = 0; i < out_rank; ++i) {
         const Dimension d = i + rank >= out_rank ? in[i + rank - out_rank] : Dimension(1);
         const Dimension r = i + n >= out_rank ? reps[i + n - out_rank] : Dimension(1);
+        std::int64_t extent = 0;
+        if (d.is_static() && r.is_static() && __builtin_mul_overflow(d.value(), r.value(), &extent))
+          value_problem(phase == Phase::run || data.value != nullptr, 1,
+                        fmt::format("repeating dimension {} of extent {} {} times overflows", i,
+                                    d.value(), r.value()));
         dims[i] = multiply(d, r);
       }
       return {{data.type, PartialShape(std::move(dims))}};
