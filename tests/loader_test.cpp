@@ -712,14 +712,14 @@ TEST_CASE("a directory is not a model file") {
 
 namespace {
 
-/// `n` Parameters (named `x`, or `x0`, `x1`... when `distinct`) feeding one Concat, a layer
+/// `n` Parameters (named `x`, or `x0`, `x1`... when `distinct`) feeding one WideOp, a layer
 /// irlite lacks, with `n` input ports; `n` Results named `out` read its output (tensor `y`).
 std::string wide_model(int n, bool distinct) {
   std::string layers, edges;
   for (int i = 0; i < n; ++i)
     layers += parameter(i, distinct ? "x" + std::to_string(i) : "x", "f32", "1");
   layers += "<layer id=\"" + std::to_string(n) +
-            "\" name=\"concat\" type=\"Concat\" version=\"opset1\"><data axis=\"0\"/><input>";
+            "\" name=\"concat\" type=\"WideOp\" version=\"opset1\"><data axis=\"0\"/><input>";
   for (int i = 0; i < n; ++i) layers += "<port id=\"" + std::to_string(i) + "\"/>";
   layers += "</input><output><port id=\"" + std::to_string(n) +
             "\" precision=\"FP32\" names=\"y\"><dim>" + std::to_string(n) +
@@ -797,11 +797,11 @@ TEST_CASE("10^5 inputs, outputs and ports of one layer load with the right names
   keep.keep_going = true;
   for (const bool distinct : {false, true}) {
     CAPTURE(distinct);
-    // Concat is not an irlite op: the model loads with that one problem (and, having a problem,
+    // WideOp is not an irlite op: the model loads with that one problem (and, having a problem,
     // without a run plan).
     const Model m = Model::load_from_memory(wide_model(n, distinct), {}, keep, "wide.xml");
     REQUIRE(m.problems().size() == 1);
-    CHECK(std::string(m.problems()[0].what()).find("unsupported op type 'Concat'") !=
+    CHECK(std::string(m.problems()[0].what()).find("unsupported op type 'WideOp'") !=
           std::string::npos);
     REQUIRE(m.inputs().size() == n);
     REQUIRE(m.outputs().size() == n);

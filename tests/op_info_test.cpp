@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -79,7 +80,9 @@ TEST_CASE("supported_ops lists each op version with its opsets and element types
   // Every op names each of its inputs (max_inputs of them), and its outputs.
   for (const OpInfo& op : ops) {
     CAPTURE(op.type);
-    CHECK(static_cast<int>(op.inputs.size()) == op.max_inputs);
+    // A variadic op (Concat: max_inputs is INT_MAX) names one port for all its inputs.
+    CHECK((static_cast<int>(op.inputs.size()) == op.max_inputs ||
+           (op.max_inputs == INT_MAX && op.inputs.size() == 1)));
     CHECK(op.min_inputs <= op.max_inputs);
     CHECK(op.since_opset <= op.until_opset);
     for (const auto* ports : {&op.inputs, &op.outputs})

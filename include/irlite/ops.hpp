@@ -25,7 +25,8 @@ struct OpInfo {
   int until_opset = 0;
   int min_inputs = 0;  ///< optional inputs come last
   int max_inputs = 0;
-  /// One entry per input, max_inputs of them, then one per output. Where an input's type must
+  /// One entry per input, max_inputs of them, then one per output; a variadic op (Concat),
+  /// whose max_inputs is INT_MAX, has one entry for all its inputs. Where an input's type must
   /// equal another's (TopK's values and data), each lists every type it may have.
   std::vector<OpPortInfo> inputs;
   std::vector<OpPortInfo> outputs;

@@ -1,0 +1,58 @@
+#pragma once
+// Helpers shared by the shape and data-movement ops (ShapeOf, Reshape, Squeeze, Unsqueeze,
+// Concat, Transpose, Tile): interval arithmetic on dimensions and the choice between a load-time
+// shape error and a run-time value error.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "graph/op.hpp"
+#include "irlite/shape.hpp"
+
+namespace irlite {
+
+/// a * b for extents, saturating at INT64_MAX.
+inline std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return std::numeric_limits<std::int64_t>::max();
+  return r;
+}
+
+/// The product of two intervals: a zero extent on either side makes it 0, an unbounded side
+/// (or an overflowing product) leaves it unbounded.
+inline Dimension multiply(const Dimension& a, const Dimension& b) {
+  const std::int64_t lo = saturating_mul(a.min(), b.min());
+  if ((a.has_upper_bound() && a.max() == 0) || (b.has_upper_bound() && b.max() == 0))
+    return Dimension(0);
+  if (!a.has_upper_bound() || !b.has_upper_bound()) return Dimension(lo, Dimension::unbounded);
+  const std::int64_t hi = saturating_mul(a.max(), b.max());
+  return Dimension(lo, hi == std::numeric_limits<std::int64_t>::max() ? Dimension::unbounded : hi);
+}
+
+/// The sum of two intervals (Concat's axis).
+inline Dimension add(const Dimension& a, const Dimension& b) {
+  std::int64_t lo = 0, hi = 0;
+  if (__builtin_add_overflow(a.min(), b.min(), &lo)) lo = std::numeric_limits<std::int64_t>::max();
+  if (!a.has_upper_bound() || !b.has_upper_bound() || __builtin_add_overflow(a.max(), b.max(), &hi))
+    return Dimension(lo, Dimension::unbounded);
+  return Dimension(lo, hi);
+}
+
+/// The intersection of two compatible intervals (compatible() must hold).
+inline Dimension intersect(const Dimension& a, const Dimension& b) {
+  const std::int64_t lo = std::max(a.min(), b.min());
+  if (!a.has_upper_bound()) return Dimension(lo, b.max());
+  if (!b.has_upper_bound()) return Dimension(lo, a.max());
+  return Dimension(lo, std::min(a.max(), b.max()));
+}
+
+/// A problem with a value an input holds: a value error once the data is real (run time, or
+/// while folding Consts), a shape error of the model while loading.
+[[noreturn]] inline void value_problem(bool run_time, std::size_t index, std::string message) {
+  if (run_time) value_error(index, std::move(message));
+  input_error(index, std::move(message));
+}
+
+}  // namespace irlite
