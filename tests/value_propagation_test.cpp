@@ -102,3 +102,44 @@ TEST_CASE("value propagation: folding is bounded by size and leaves multi-output
   CHECK(out.at("y").size() == (1u << 18) + 1);
   CHECK(out.at("z").data<float>()[0] == 1.0f);
 }
+
+TEST_CASE("value propagation: ShapeOf of a static input is folded, and a reshape infers it anew") {
+  GraphBuilder g;
+  const auto data = g.parameter("data", ElementType::f32, ps("2,6"));
+  const auto shape =
+      g.layer("ShapeOf", "opset3", {{"output_type", "i64"}}, {data}, {ElementType::i64}, "shape");
+  const auto index = g.constant("index", ints(ElementType::i64, {}, {1}));
+  const auto axis = g.constant("axis", ints(ElementType::i64, {}, {0}));
+  const auto k = g.layer("Gather", "opset8", {{"batch_dims", "0"}}, {shape[0], index, axis},
+                         {ElementType::i64}, "k");
+  const auto topk = g.layer("TopK", "opset11", {{"axis", "1"}, {"mode", "max"}, {"sort", "value"}},
+                            {data, k[0]}, {ElementType::f32, ElementType::i32}, "topk");
+  g.result(topk[0], "values");
+  g.result(topk[1], "indices");
+  const Model m = g.load();
+
+  // The shape is known, so ShapeOf is a Const [2, 6] and k one of 6.
+  CHECK(layer_named(m, "shape").folded);
+  CHECK(attribute(layer_named(m, "shape"), "value") == "[2,6]");
+  CHECK(layer_named(m, "k").folded);
+  CHECK(m.outputs()[0].shape == ps("2,6"));
+  CHECK_FALSE(m.is_dynamic());
+
+  // A reshape derives the folds again from the new shapes rather than keeping the old ones.
+  const Model wider = m.reshape({{"data", ps("3,4")}});
+  CHECK(attribute(layer_named(wider, "shape"), "value") == "[3,4]");
+  CHECK(wider.outputs()[0].shape == ps("3,4"));
+  // Only the first dim unknown: k is still exactly 4, folded from its bounds.
+  const Model rows = m.reshape({{"data", ps("?,4")}});
+  CHECK_FALSE(layer_named(rows, "shape").folded);
+  CHECK(layer_named(rows, "k").folded);
+  CHECK(rows.outputs()[0].shape == ps("?,4"));
+  // k unknown: the model is dynamic, and a run takes k from the tensor it gets.
+  const Model columns = m.reshape({{"data", ps("2,?")}});
+  CHECK_FALSE(layer_named(columns, "k").folded);
+  CHECK(columns.is_dynamic());
+  Session s(columns);
+  const auto out = s.run({{"data", tensor(ElementType::f32, {2, 3}, {1, 3, 2, 6, 5, 4})}});
+  CHECK(out.at("values").shape() == Shape{2, 3});
+  CHECK(doubles(out.at("values")) == std::vector<double>{3, 2, 1, 6, 5, 4});
+}
