@@ -243,6 +243,9 @@ class PortIdSet {
   std::unordered_set<std::int64_t> many_;
 };
 
+/// Where an empty Const's tensor points: aligned for any element type, never read or written.
+alignas(64) constexpr std::byte kNoBytes[64] = {};
+
 /// Whether each of the `n` bytes at `data` is 0 or 1.
 bool all_bits(const std::byte* data, std::uint64_t n) {
   std::byte seen{0};
@@ -609,13 +612,16 @@ class Reader {
     }
   }
 
-  /// parse_element_type, remembering the last precision: ports repeat a few.
+  /// parse_element_type, remembering the precisions seen: ports repeat a few, and alternate
+  /// between them (an f32 input beside an i64 one), so one remembered answer is not enough.
   std::optional<ElementType> precision_type(const char* text) {
-    if (last_precision_ != text) {
-      last_precision_ = text;
-      last_precision_type_ = parse_element_type(text);
-    }
-    return last_precision_type_;
+    const std::string_view precision(text);
+    for (const KnownPrecision& k : precisions_)
+      if (k.text == precision) return k.type;
+    const std::optional<ElementType> type = parse_element_type(precision);
+    if (precisions_.size() < kKnownPrecisions)
+      precisions_.push_back({std::string(precision), type});
+    return type;
   }
 
   /// The id of a <port>: an unsigned integer not used by another port of the layer.
@@ -829,7 +835,9 @@ class Reader {
         continue;
       }
       if (needed == 0) {
-        node.value = Tensor(c.type, c.shape);
+        // No bytes to hold: a view of static memory rather than an allocation per Const (a
+        // model may have many empty ones, such as the axes of reductions over nothing).
+        node.value = Tensor::view(c.type, c.shape, static_cast<const void*>(kNoBytes), nullptr);
         node.has_value = true;
         continue;
       }
@@ -906,8 +914,12 @@ class Reader {
   // Scratch space reused from layer to layer.
   PortIdSet port_ids_;
   std::vector<std::int64_t> dims_;
-  std::string last_precision_;
-  std::optional<ElementType> last_precision_type_;
+  struct KnownPrecision {
+    std::string text;
+    std::optional<ElementType> type;
+  };
+  static constexpr std::size_t kKnownPrecisions = 16;
+  std::vector<KnownPrecision> precisions_;
   std::vector<InputPort> inputs_;
   std::vector<OutputPort> outputs_;
   Attributes attributes_;
