@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "graph/op.hpp"
 #include "irlite/error.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
+#include "graph/op.hpp"
 
 namespace irlite {
 
@@ -22,9 +22,9 @@ struct Location {
 };
 
 struct InputPort {
-  std::int64_t id = 0;                 ///< IR port id
-  std::size_t source_node = SIZE_MAX;  ///< index into Graph::nodes; SIZE_MAX = not fed
-  std::size_t source_output = 0;       ///< output position on the source node
+  std::int64_t id = 0;                      ///< IR port id
+  std::size_t source_node = SIZE_MAX;       ///< index into Graph::nodes; SIZE_MAX = not fed
+  std::size_t source_output = 0;            ///< output position on the source node
 };
 
 struct OutputPort {
@@ -46,7 +46,7 @@ struct Node {
   std::string type;   ///< as written in the IR
   std::string opset;  ///< as written: "opset11"
   Location location;
-  const OpDef* def = nullptr;  ///< null when the op is not supported or its <data> is bad
+  const OpDef* def = nullptr;       ///< null when the op is not supported or its <data> is bad
   std::shared_ptr<const Op> op;
   /// The `<data>` attributes as written, kept only for a layer without an op (an unsupported
   /// type or a bad `<data>`) so that Model::layers() still shows them.
@@ -75,9 +75,9 @@ struct Graph {
   std::shared_ptr<const void> op_owner;
   std::string name;
   int ir_version = 0;
-  std::vector<Node> nodes;              ///< topological order, ties by document order
-  std::vector<std::size_t> parameters;  ///< document order
-  std::vector<std::size_t> results;     ///< document order
+  std::vector<Node> nodes;               ///< topological order, ties by document order
+  std::vector<std::size_t> parameters;   ///< document order
+  std::vector<std::size_t> results;      ///< document order
 
   /// Where a node is, for an Error.
   ErrorContext context(const Node& node) const;
