@@ -32,6 +32,16 @@ ExecPlan::Slot describe_slot(const Node& node, const OutputPort& out) {
   return slot;
 }
 
+/// Whether `partial` is static and equal to `shape`, compared in place (to_shape() allocates).
+bool same_static_shape(const PartialShape& partial, const Shape& shape) {
+  if (!partial.rank_is_static() || partial.dims().size() != shape.size()) return false;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    const Dimension& d = partial.dims()[i];
+    if (!d.is_static() || d.min() != shape[i]) return false;
+  }
+  return true;
+}
+
 // Whether the load-time inference already gives the layer's outputs at every run: its input
 // shapes are static, the shape rule reads only Consts' values, and run as it would be before the
 // layer runs, the rule gives the static outputs inferred at load time. A rule that fails here (a
@@ -60,8 +70,8 @@ bool outputs_fixed(const Graph& graph, const Node& node, const ExecPlan& plan,
   if (outputs.size() != step.output_count) return false;
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     const ExecPlan::Slot& slot = plan.slots[step.first_output + k];
-    if (!slot.is_static || outputs[k].type != slot.type || !outputs[k].shape.is_static() ||
-        outputs[k].shape.to_shape() != slot.shape)
+    if (!slot.is_static || outputs[k].type != slot.type ||
+        !same_static_shape(outputs[k].shape, slot.shape))
       return false;
   }
   return true;

@@ -442,7 +442,10 @@ class Reader {
            at(layer));
       return;
     }
-    Node node;
+    // Built in place: a Node is large, and the layers are many. The vector has room for every
+    // layer (read_layers counted them), so references into it stay valid.
+    const std::size_t index = graph_.nodes.size();
+    Node& node = graph_.nodes.emplace_back();
     node.location = location(layer);
     node.id = *id;
     node.name = text[1];
@@ -451,13 +454,14 @@ class Reader {
 
     std::string why;
     node.def = resolve(node, &why);
-    const std::size_t first = ids_.insert(node.id, graph_.nodes.size());
-    if (first != graph_.nodes.size()) {
+    const std::size_t first = ids_.insert(node.id, index);
+    if (first != index) {
       const Node& other = graph_.nodes[first];
       fail(ErrorCode::graph,
            fmt::format("duplicate layer id {}: already used by layer '{}' at line {}", node.id,
                        other.name, other.location.line),
            at_layer(node, layer));
+      graph_.nodes.pop_back();  // kept_going: the layer is left out
       return;
     }
 
@@ -486,9 +490,8 @@ class Reader {
       for (pugi::xml_attribute a = parts.data.first_attribute(); a; a = a.next_attribute())
         node.data_attributes.emplace_back(a.name(), a.value());
 
-    if (node.kind() == OpKind::parameter) graph_.parameters.push_back(graph_.nodes.size());
-    if (node.kind() == OpKind::result) graph_.results.push_back(graph_.nodes.size());
-    graph_.nodes.push_back(std::move(node));
+    if (node.kind() == OpKind::parameter) graph_.parameters.push_back(index);
+    if (node.kind() == OpKind::result) graph_.results.push_back(index);
   }
 
   /// The layer's op, remembering the answers for the few (type, version) pairs a model uses.
