@@ -235,7 +235,6 @@ ExecPlan make_plan(const Graph& graph) {
     step.first_output = first_slot[i];
     step.output_count = node.outputs.size();
     step.io_index = io_index[i];
-    step.inputs.reserve(node.inputs.size());
     for (const InputPort& in : node.inputs) {
       const std::size_t slot = first_slot[in.source_node] + in.source_output;
       if (std::find(step.inputs.begin(), step.inputs.end(), slot) != step.inputs.end())
@@ -246,9 +245,10 @@ ExecPlan make_plan(const Graph& graph) {
     for (std::size_t k = 0; k < step.output_count; ++k)
       producer[step.first_output + k] = plan.steps.size();
     if (node.kind() == OpKind::compute) {
-      step.value_inputs.resize(node.inputs.size());
+      std::vector<bool> needs_value(node.inputs.size());
       for (std::size_t k = 0; k < node.inputs.size(); ++k)
-        step.value_inputs[k] = node.op->shape_needs_value(k, node.inputs.size());
+        needs_value[k] = node.op->shape_needs_value(k, node.inputs.size());
+      step.value_inputs = std::move(needs_value);
       step.shapes_fixed = outputs_fixed(graph, node, plan, step, infos);
     }
     plan.max_inputs = std::max(plan.max_inputs, step.inputs.size());
