@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <pugixml.hpp>
@@ -259,6 +260,7 @@ class Reader {
       : weights_(weights), diag_(diag), resolve_(ops.resolve) {
     graph_.file = file;
     graph_.op_owner = ops.owner;
+    graph_.type_texts = type_texts_;
   }
 
   Graph read(std::string_view xml) {
@@ -449,11 +451,9 @@ class Reader {
     node.location = location(layer);
     node.id = *id;
     node.name = text[1];
-    node.type = text[2];
-    node.opset = text[3];
-
-    std::string why;
-    node.def = resolve(node, &why);
+    const LayerType& type = layer_type(text[2], text[3]);
+    node.written = type.text;
+    node.def = type.def;
     const std::size_t first = ids_.insert(node.id, index);
     if (first != index) {
       const Node& other = graph_.nodes[first];
@@ -465,7 +465,7 @@ class Reader {
       return;
     }
 
-    if (!node.def) fail(ErrorCode::unsupported, why, at_layer(node, layer));
+    if (!node.def) fail(ErrorCode::unsupported, type.why, at_layer(node, layer));
 
     LayerParts parts;
     for (pugi::xml_node child = layer.first_child(); child; child = child.next_sibling()) {
@@ -494,13 +494,44 @@ class Reader {
     if (node.kind() == OpKind::result) graph_.results.push_back(index);
   }
 
-  /// The layer's op, remembering the answers for the few (type, version) pairs a model uses.
-  const OpDef* resolve(const Node& node, std::string* why) {
-    for (const Resolved& r : resolved_)
-      if (r.type == node.type && r.opset == node.opset) return r.def;
-    const OpDef* def = resolve_(node.type, node.opset, why);
-    if (def && resolved_.size() < 64) resolved_.push_back({node.type, node.opset, def});
-    return def;
+  /// A (type, opset) pair as written, with the op it resolves to (or why none does).
+  struct LayerType {
+    const LayerTypeText* text;
+    const OpDef* def;
+    std::string why;
+  };
+
+  /// The pair a layer writes, resolved once: a model has few, in layers that repeat them.
+  const LayerType& layer_type(const char* type, const char* opset) {
+    // The first few pairs are searched in place; the others through a hash map, so that a
+    // model whose layers all have types of their own is not read in quadratic time.
+    const std::size_t few = std::min(layer_types_.size(), kFewTypes);
+    for (std::size_t k = 0; k < few; ++k) {
+      const LayerType& t = layer_types_[k];
+      if (std::strcmp(t.text->type.c_str(), type) == 0 &&
+          std::strcmp(t.text->opset.c_str(), opset) == 0)
+        return t;
+    }
+    std::string key;
+    if (layer_types_.size() > kFewTypes) {
+      // A NUL cannot be in either text: it separates them.
+      key.append(type).push_back('\0');
+      key.append(opset);
+      const auto it = type_index_.find(key);
+      if (it != type_index_.end()) return layer_types_[it->second];
+    }
+    type_texts_->push_back({type, opset});
+    const LayerTypeText& text = type_texts_->back();
+    LayerType& entry = layer_types_.emplace_back(LayerType{&text, nullptr, {}});
+    entry.def = resolve_(text.type, text.opset, &entry.why);
+    if (layer_types_.size() > kFewTypes) {
+      if (key.empty()) {
+        key.append(type).push_back('\0');
+        key.append(opset);
+      }
+      type_index_.emplace(std::move(key), layer_types_.size() - 1);
+    }
+    return entry;
   }
 
   /// The attributes of a <port> the reader uses (the first of each name).
@@ -893,10 +924,6 @@ class Reader {
     return intro + "there is no weights file (looked for " + weights_.path + ")";
   }
 
-  struct Resolved {
-    std::string type, opset;
-    const OpDef* def;
-  };
   struct LastOp {
     const OpDef* def;
     Attributes attributes;
@@ -912,7 +939,12 @@ class Reader {
   pugi::xml_node root_, edges_;
   Graph graph_;
   IdIndex ids_;
-  std::vector<Resolved> resolved_;
+  static constexpr std::size_t kFewTypes = 16;
+  std::deque<LayerType> layer_types_;  ///< in order of first use; a deque keeps references
+  std::unordered_map<std::string, std::size_t> type_index_;  ///< beyond the first kFewTypes
+  /// Shared with the graph from the start; grows as pairs are met.
+  std::shared_ptr<std::deque<LayerTypeText>> type_texts_ =
+      std::make_shared<std::deque<LayerTypeText>>();
   std::vector<LastOp> last_ops_;  ///< one per op in use
   // Scratch space reused from layer to layer.
   PortIdSet port_ids_;
