@@ -128,17 +128,22 @@ class LineIndex {
   LineIndex() = default;
   explicit LineIndex(std::string_view text) {
     const std::size_t words = text.size() / 64 + 1;  // one more: an offset may be text.size()
-    bits_.assign(words, 0);
-    const std::size_t whole = text.size() / 64;
-    for (std::size_t w = 0; w < whole; ++w) bits_[w] = newlines(text.data() + 64 * w);
-    for (std::size_t i = whole * 64; i < text.size(); ++i)
-      if (text[i] == '\n') bits_[whole] |= std::uint64_t{1} << (i % 64);
+    bits_.resize(words);
     blocks_.resize((words + kBlockWords - 1) / kBlockWords);
+    // One pass: the blocks are counted while the words are fresh.
+    const std::size_t whole = text.size() / 64;
     Block current;
-    for (std::size_t w = 0; w < words; ++w) {
+    for (std::size_t w = 0; w < whole; ++w) {
+      const std::uint64_t bits = newlines(text.data() + 64 * w);
+      bits_[w] = bits;
       if (w % kBlockWords == 0) blocks_[w / kBlockWords] = current;
-      advance(current, w, bits_[w]);
+      advance(current, w, bits);
     }
+    std::uint64_t last = 0;
+    for (std::size_t i = whole * 64; i < text.size(); ++i)
+      if (text[i] == '\n') last |= std::uint64_t{1} << (i % 64);
+    bits_[whole] = last;
+    if (whole % kBlockWords == 0) blocks_[whole / kBlockWords] = current;
   }
 
   Location locate(std::size_t offset) const {

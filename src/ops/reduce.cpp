@@ -140,8 +140,9 @@ class ReduceOp final : public Op {
       }
       // Moved into the result rather than copied out of an initializer list: the rule runs for
       // every reduction of a model at load, and again when the run is planned.
-      std::vector<OutputInfo> result;
-      result.push_back({data.type, PartialShape(std::move(dims))});
+      std::vector<OutputInfo> result(1);
+      result[0].type = data.type;
+      result[0].shape = PartialShape(std::move(dims));
       return result;
     }
     // Axes unknown (or data rank unknown): OpenVINO's rule (reduce_shape_inference.hpp).
