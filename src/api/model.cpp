@@ -36,9 +36,9 @@ LayerInfo describe(const Graph& graph, const Node& node) {
   LayerInfo info;
   info.id = node.id;
   info.name = node.name;
-  info.type = node.def ? std::string(node.def->type) : node.type;
+  info.type = node.def ? std::string(node.def->type) : node.type();
   info.version = node.def ? node.def->version : 0;
-  info.opset = node.opset;
+  info.opset = node.opset();
   info.line = node.location.line;
   info.column = node.location.column;
   info.reaches_result = node.reaches_result;

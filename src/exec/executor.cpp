@@ -32,14 +32,24 @@ ExecPlan::Slot describe_slot(const Node& node, const OutputPort& out) {
   return slot;
 }
 
+/// Whether `partial` is static and equal to `shape`, compared in place (to_shape() allocates).
+bool same_static_shape(const PartialShape& partial, const Shape& shape) {
+  if (!partial.rank_is_static() || partial.dims().size() != shape.size()) return false;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    const Dimension& d = partial.dims()[i];
+    if (!d.is_static() || d.min() != shape[i]) return false;
+  }
+  return true;
+}
+
 // Whether the load-time inference already gives the layer's outputs at every run: its input
 // shapes are static, the shape rule reads only Consts' values, and run as it would be before the
 // layer runs, the rule gives the static outputs inferred at load time. A rule that fails here (a
 // Const k beyond a static dimension) fails the same way at every run: such a layer keeps running
 // its rule, which reports the problem then, as it always did.
 bool outputs_fixed(const Graph& graph, const Node& node, const ExecPlan& plan,
-                   const ExecPlan::Step& step) {
-  std::vector<ValueInfo> infos;
+                   const ExecPlan::Step& step, std::vector<ValueInfo>& infos) {
+  infos.clear();
   for (std::size_t k = 0; k < node.inputs.size(); ++k) {
     const Node& src = graph.nodes[node.inputs[k].source_node];
     const OutputPort& port = src.outputs[node.inputs[k].source_output];
@@ -60,8 +70,8 @@ bool outputs_fixed(const Graph& graph, const Node& node, const ExecPlan& plan,
   if (outputs.size() != step.output_count) return false;
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     const ExecPlan::Slot& slot = plan.slots[step.first_output + k];
-    if (!slot.is_static || outputs[k].type != slot.type || !outputs[k].shape.is_static() ||
-        outputs[k].shape.to_shape() != slot.shape)
+    if (!slot.is_static || outputs[k].type != slot.type ||
+        !same_static_shape(outputs[k].shape, slot.shape))
       return false;
   }
   return true;
@@ -129,10 +139,23 @@ void plan_buffers(ExecPlan& plan, const Graph& graph) {
   std::vector<std::size_t> last_death;  // per buffer: when its latest value dies
   std::vector<std::size_t> first_birth;
   std::map<std::size_t, std::vector<std::size_t>> free_by_size;
-  std::vector<std::vector<std::size_t>> freed_after(n);
+  // Per step, the buffers that fall free after it in the order they do: lists threaded through
+  // one array (an entry is a buffer and the next entry), not a vector per step.
+  std::vector<std::size_t> freed_first(n, kNever), freed_last(n, kNever);
+  std::vector<std::pair<std::size_t, std::size_t>> freed;
+  const auto free_after = [&](std::size_t s, std::size_t buffer) {
+    const std::size_t e = freed.size();
+    freed.emplace_back(buffer, kNever);
+    if (freed_last[s] == kNever)
+      freed_first[s] = e;
+    else
+      freed[freed_last[s]].second = e;
+    freed_last[s] = e;
+  };
   for (std::size_t s = 0; s < n; ++s) {
     if (s > 0)
-      for (std::size_t b : freed_after[s - 1]) free_by_size[plan.buffers[b].bytes].push_back(b);
+      for (std::size_t e = freed_first[s - 1]; e != kNever; e = freed[e].second)
+        free_by_size[plan.buffers[freed[e].first].bytes].push_back(freed[e].first);
     const ExecPlan::Step& step = plan.steps[s];
     if (graph.nodes[step.node].kind() != OpKind::compute) continue;
     for (std::size_t k = 0; k < step.output_count; ++k) {
@@ -153,7 +176,7 @@ void plan_buffers(ExecPlan& plan, const Graph& graph) {
       }
       plan.slots[slot].buffer = buffer;
       last_death[buffer] = dies[slot];
-      if (!returned[slot]) freed_after[dies[slot]].push_back(buffer);
+      if (!returned[slot]) free_after(dies[slot], buffer);
     }
   }
 
@@ -187,12 +210,17 @@ void plan_buffers(ExecPlan& plan, const Graph& graph) {
 ExecPlan make_plan(const Graph& graph) {
   ExecPlan plan;
   std::vector<std::size_t> first_slot(graph.nodes.size(), 0);
+  std::size_t steps = 0;
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     first_slot[i] = plan.slot_count;
     plan.slot_count += graph.nodes[i].outputs.size();
-    for (const OutputPort& out : graph.nodes[i].outputs)
-      plan.slots.push_back(describe_slot(graph.nodes[i], out));
+    steps += graph.nodes[i].reaches_result;
   }
+  plan.slots.reserve(plan.slot_count);
+  plan.steps.reserve(steps);
+  for (const Node& node : graph.nodes)
+    for (const OutputPort& out : node.outputs) plan.slots.push_back(describe_slot(node, out));
+  std::vector<ValueInfo> infos;  // scratch for outputs_fixed
   std::vector<std::size_t> last_reader(plan.slot_count, SIZE_MAX);
   std::vector<std::size_t> producer(plan.slot_count, SIZE_MAX);
   // Each Parameter's and Result's position among its kind, found once (not per node).
@@ -217,9 +245,11 @@ ExecPlan make_plan(const Graph& graph) {
     for (std::size_t k = 0; k < step.output_count; ++k)
       producer[step.first_output + k] = plan.steps.size();
     if (node.kind() == OpKind::compute) {
+      std::vector<bool> needs_value(node.inputs.size());
       for (std::size_t k = 0; k < node.inputs.size(); ++k)
-        step.value_inputs.push_back(node.op->shape_needs_value(k, node.inputs.size()));
-      step.shapes_fixed = outputs_fixed(graph, node, plan, step);
+        needs_value[k] = node.op->shape_needs_value(k, node.inputs.size());
+      step.value_inputs = std::move(needs_value);
+      step.shapes_fixed = outputs_fixed(graph, node, plan, step, infos);
     }
     plan.max_inputs = std::max(plan.max_inputs, step.inputs.size());
     plan.max_outputs = std::max(plan.max_outputs, step.output_count);

@@ -12,6 +12,32 @@
 
 namespace irlite {
 
+/// A short list of indices, the first few held in place: most steps read one or two slots and
+/// release one, and a model may have 10^5 steps, so a vector each would be as many allocations.
+class IndexList {
+ public:
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const std::size_t* begin() const { return size_ <= kInline ? inline_ : more_.data(); }
+  const std::size_t* end() const { return begin() + size_; }
+  std::size_t operator[](std::size_t i) const { return begin()[i]; }
+  void push_back(std::size_t index) {
+    if (size_ < kInline) {
+      inline_[size_++] = index;
+      return;
+    }
+    if (size_ == kInline) more_.assign(inline_, inline_ + kInline);
+    more_.push_back(index);
+    ++size_;
+  }
+
+ private:
+  static constexpr std::size_t kInline = 2;
+  std::size_t size_ = 0;
+  std::size_t inline_[kInline] = {};
+  std::vector<std::size_t> more_;  ///< every index once there are more than kInline
+};
+
 /// What to run, worked out once per model: the layers that reach a Result, where each one's
 /// inputs and outputs live, which values die after each step, the output shapes that are known
 /// before any run, and which values may share memory.
@@ -41,13 +67,13 @@ struct ExecPlan {
   };
   struct Step {
     std::size_t node;
-    std::vector<std::size_t> inputs;  ///< slot per input
+    IndexList inputs;  ///< slot per input
     std::size_t first_output = 0;     ///< slot of output 0; outputs are consecutive
     std::size_t output_count = 0;
     /// Slots whose last reader is this step, and outputs no layer reads (dead at once).
-    std::vector<std::size_t> release;
+    IndexList release;
     /// Buffers not kept across runs whose last value dies after this step.
-    std::vector<std::size_t> drop;
+    IndexList drop;
     std::size_t io_index = 0;  ///< a Parameter's or Result's position among its kind
     /// The outputs are the slots' static ones: the shape rule does not run again. Set when the
     /// layer's input shapes are static and the rule reads no value but Consts'.

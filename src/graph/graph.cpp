@@ -11,7 +11,7 @@ ErrorContext Graph::context(const Node& node) const {
   }
   c.layer_id = node.id;
   c.layer_name = node.name;
-  c.layer_type = node.def ? op_display_name(*node.def) : node.type;
+  c.layer_type = node.def ? op_display_name(*node.def) : node.type();
   return c;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,14 +36,23 @@ struct OutputPort {
   ElementType type = ElementType::undefined;  ///< inferred
   PartialShape shape = PartialShape::dynamic_rank();
   /// The range of the values, when load-time value propagation knows it (ValueInfo::lower).
-  std::optional<ValueBounds> bounds;
+  /// Behind a pointer: few outputs have bounds, and every output would otherwise carry the room
+  /// for two tensors.
+  std::shared_ptr<const ValueBounds> bounds;
+};
+
+/// A layer's type and opset as written in the IR, shared by the layers that write the same.
+struct LayerTypeText {
+  std::string type;
+  std::string opset;  ///< as written: "opset11"
 };
 
 struct Node {
   std::int64_t id = 0;
   std::string name;
-  std::string type;   ///< as written in the IR
-  std::string opset;  ///< as written: "opset11"
+  /// The type and opset as written; owned by Graph::type_texts. Shared rather than held per
+  /// layer: a model has few of them and may have 10^5 layers.
+  const LayerTypeText* written = nullptr;
   Location location;
   const OpDef* def = nullptr;       ///< null when the op is not supported or its <data> is bad
   std::shared_ptr<const Op> op;
@@ -60,9 +70,20 @@ struct Node {
   bool reaches_result = true;
   bool failed = false;  ///< shape inference or creation failed: outputs are unknown
 
+  /// The type as written in the IR.
+  const std::string& type() const { return written ? written->type : no_text(); }
+  /// The opset as written in the IR.
+  const std::string& opset() const { return written ? written->opset : no_text(); }
+
   OpKind kind() const {
     if (folded) return OpKind::constant;
     return def ? def->kind : OpKind::compute;
+  }
+
+ private:
+  static const std::string& no_text() {
+    static const std::string empty;
+    return empty;
   }
 };
 
@@ -71,6 +92,8 @@ struct Graph {
   /// What owns the OpDefs that nodes' `def` point to, beyond the built-in registry (the load's
   /// custom ops); null without any.
   std::shared_ptr<const void> op_owner;
+  /// What nodes' `written` point to; copies of the graph share it.
+  std::shared_ptr<const std::deque<LayerTypeText>> type_texts;
   std::string name;
   int ir_version = 0;
   std::vector<Node> nodes;               ///< topological order, ties by document order

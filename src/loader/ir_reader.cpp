@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <pugixml.hpp>
@@ -127,17 +128,22 @@ class LineIndex {
   LineIndex() = default;
   explicit LineIndex(std::string_view text) {
     const std::size_t words = text.size() / 64 + 1;  // one more: an offset may be text.size()
-    bits_.assign(words, 0);
-    const std::size_t whole = text.size() / 64;
-    for (std::size_t w = 0; w < whole; ++w) bits_[w] = newlines(text.data() + 64 * w);
-    for (std::size_t i = whole * 64; i < text.size(); ++i)
-      if (text[i] == '\n') bits_[whole] |= std::uint64_t{1} << (i % 64);
+    bits_.resize(words);
     blocks_.resize((words + kBlockWords - 1) / kBlockWords);
+    // One pass: the blocks are counted while the words are fresh.
+    const std::size_t whole = text.size() / 64;
     Block current;
-    for (std::size_t w = 0; w < words; ++w) {
+    for (std::size_t w = 0; w < whole; ++w) {
+      const std::uint64_t bits = newlines(text.data() + 64 * w);
+      bits_[w] = bits;
       if (w % kBlockWords == 0) blocks_[w / kBlockWords] = current;
-      advance(current, w, bits_[w]);
+      advance(current, w, bits);
     }
+    std::uint64_t last = 0;
+    for (std::size_t i = whole * 64; i < text.size(); ++i)
+      if (text[i] == '\n') last |= std::uint64_t{1} << (i % 64);
+    bits_[whole] = last;
+    if (whole % kBlockWords == 0) blocks_[whole / kBlockWords] = current;
   }
 
   Location locate(std::size_t offset) const {
@@ -243,6 +249,9 @@ class PortIdSet {
   std::unordered_set<std::int64_t> many_;
 };
 
+/// Where an empty Const's tensor points: aligned for any element type, never read or written.
+alignas(64) constexpr std::byte kNoBytes[64] = {};
+
 /// Whether each of the `n` bytes at `data` is 0 or 1.
 bool all_bits(const std::byte* data, std::uint64_t n) {
   std::byte seen{0};
@@ -256,6 +265,7 @@ class Reader {
       : weights_(weights), diag_(diag), resolve_(ops.resolve) {
     graph_.file = file;
     graph_.op_owner = ops.owner;
+    graph_.type_texts = type_texts_;
   }
 
   Graph read(std::string_view xml) {
@@ -439,26 +449,28 @@ class Reader {
            at(layer));
       return;
     }
-    Node node;
+    // Built in place: a Node is large, and the layers are many. The vector has room for every
+    // layer (read_layers counted them), so references into it stay valid.
+    const std::size_t index = graph_.nodes.size();
+    Node& node = graph_.nodes.emplace_back();
     node.location = location(layer);
     node.id = *id;
     node.name = text[1];
-    node.type = text[2];
-    node.opset = text[3];
-
-    std::string why;
-    node.def = resolve(node, &why);
-    const std::size_t first = ids_.insert(node.id, graph_.nodes.size());
-    if (first != graph_.nodes.size()) {
+    const LayerType& type = layer_type(text[2], text[3]);
+    node.written = type.text;
+    node.def = type.def;
+    const std::size_t first = ids_.insert(node.id, index);
+    if (first != index) {
       const Node& other = graph_.nodes[first];
       fail(ErrorCode::graph,
            fmt::format("duplicate layer id {}: already used by layer '{}' at line {}", node.id,
                        other.name, other.location.line),
            at_layer(node, layer));
+      graph_.nodes.pop_back();  // kept_going: the layer is left out
       return;
     }
 
-    if (!node.def) fail(ErrorCode::unsupported, why, at_layer(node, layer));
+    if (!node.def) fail(ErrorCode::unsupported, type.why, at_layer(node, layer));
 
     LayerParts parts;
     for (pugi::xml_node child = layer.first_child(); child; child = child.next_sibling()) {
@@ -483,18 +495,48 @@ class Reader {
       for (pugi::xml_attribute a = parts.data.first_attribute(); a; a = a.next_attribute())
         node.data_attributes.emplace_back(a.name(), a.value());
 
-    if (node.kind() == OpKind::parameter) graph_.parameters.push_back(graph_.nodes.size());
-    if (node.kind() == OpKind::result) graph_.results.push_back(graph_.nodes.size());
-    graph_.nodes.push_back(std::move(node));
+    if (node.kind() == OpKind::parameter) graph_.parameters.push_back(index);
+    if (node.kind() == OpKind::result) graph_.results.push_back(index);
   }
 
-  /// The layer's op, remembering the answers for the few (type, version) pairs a model uses.
-  const OpDef* resolve(const Node& node, std::string* why) {
-    for (const Resolved& r : resolved_)
-      if (r.type == node.type && r.opset == node.opset) return r.def;
-    const OpDef* def = resolve_(node.type, node.opset, why);
-    if (def && resolved_.size() < 64) resolved_.push_back({node.type, node.opset, def});
-    return def;
+  /// A (type, opset) pair as written, with the op it resolves to (or why none does).
+  struct LayerType {
+    const LayerTypeText* text;
+    const OpDef* def;
+    std::string why;
+  };
+
+  /// The pair a layer writes, resolved once: a model has few, in layers that repeat them.
+  const LayerType& layer_type(const char* type, const char* opset) {
+    // The first few pairs are searched in place; the others through a hash map, so that a
+    // model whose layers all have types of their own is not read in quadratic time.
+    const std::size_t few = std::min(layer_types_.size(), kFewTypes);
+    for (std::size_t k = 0; k < few; ++k) {
+      const LayerType& t = layer_types_[k];
+      if (std::strcmp(t.text->type.c_str(), type) == 0 &&
+          std::strcmp(t.text->opset.c_str(), opset) == 0)
+        return t;
+    }
+    std::string key;
+    if (layer_types_.size() > kFewTypes) {
+      // A NUL cannot be in either text: it separates them.
+      key.append(type).push_back('\0');
+      key.append(opset);
+      const auto it = type_index_.find(key);
+      if (it != type_index_.end()) return layer_types_[it->second];
+    }
+    type_texts_->push_back({type, opset});
+    const LayerTypeText& text = type_texts_->back();
+    LayerType& entry = layer_types_.emplace_back(LayerType{&text, nullptr, {}});
+    entry.def = resolve_(text.type, text.opset, &entry.why);
+    if (layer_types_.size() > kFewTypes) {
+      if (key.empty()) {
+        key.append(type).push_back('\0');
+        key.append(opset);
+      }
+      type_index_.emplace(std::move(key), layer_types_.size() - 1);
+    }
+    return entry;
   }
 
   /// The attributes of a <port> the reader uses (the first of each name).
@@ -609,13 +651,16 @@ class Reader {
     }
   }
 
-  /// parse_element_type, remembering the last precision: ports repeat a few.
+  /// parse_element_type, remembering the precisions seen: ports repeat a few, and alternate
+  /// between them (an f32 input beside an i64 one), so one remembered answer is not enough.
   std::optional<ElementType> precision_type(const char* text) {
-    if (last_precision_ != text) {
-      last_precision_ = text;
-      last_precision_type_ = parse_element_type(text);
-    }
-    return last_precision_type_;
+    const std::string_view precision(text);
+    for (const KnownPrecision& k : precisions_)
+      if (k.text == precision) return k.type;
+    const std::optional<ElementType> type = parse_element_type(precision);
+    if (precisions_.size() < kKnownPrecisions)
+      precisions_.push_back({std::string(precision), type});
+    return type;
   }
 
   /// The id of a <port>: an unsigned integer not used by another port of the layer.
@@ -829,7 +874,9 @@ class Reader {
         continue;
       }
       if (needed == 0) {
-        node.value = Tensor(c.type, c.shape);
+        // No bytes to hold: a view of static memory rather than an allocation per Const (a
+        // model may have many empty ones, such as the axes of reductions over nothing).
+        node.value = Tensor::view(c.type, c.shape, static_cast<const void*>(kNoBytes), nullptr);
         node.has_value = true;
         continue;
       }
@@ -882,10 +929,6 @@ class Reader {
     return intro + "there is no weights file (looked for " + weights_.path + ")";
   }
 
-  struct Resolved {
-    std::string type, opset;
-    const OpDef* def;
-  };
   struct LastOp {
     const OpDef* def;
     Attributes attributes;
@@ -901,13 +944,22 @@ class Reader {
   pugi::xml_node root_, edges_;
   Graph graph_;
   IdIndex ids_;
-  std::vector<Resolved> resolved_;
+  static constexpr std::size_t kFewTypes = 16;
+  std::deque<LayerType> layer_types_;  ///< in order of first use; a deque keeps references
+  std::unordered_map<std::string, std::size_t> type_index_;  ///< beyond the first kFewTypes
+  /// Shared with the graph from the start; grows as pairs are met.
+  std::shared_ptr<std::deque<LayerTypeText>> type_texts_ =
+      std::make_shared<std::deque<LayerTypeText>>();
   std::vector<LastOp> last_ops_;  ///< one per op in use
   // Scratch space reused from layer to layer.
   PortIdSet port_ids_;
   std::vector<std::int64_t> dims_;
-  std::string last_precision_;
-  std::optional<ElementType> last_precision_type_;
+  struct KnownPrecision {
+    std::string text;
+    std::optional<ElementType> type;
+  };
+  static constexpr std::size_t kKnownPrecisions = 16;
+  std::vector<KnownPrecision> precisions_;
   std::vector<InputPort> inputs_;
   std::vector<OutputPort> outputs_;
   Attributes attributes_;

@@ -12,7 +12,12 @@ class ConstantOp final : public Op {
   explicit ConstantOp(StoredValue stored) : stored_(std::move(stored)) {}
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo>, Phase) const override {
-    return {{stored_.type, PartialShape::from_shape(stored_.shape)}};
+    // Built in place rather than copied out of an initializer list: every Const of a model is
+    // inferred at load.
+    std::vector<OutputInfo> result(1);
+    result[0].type = stored_.type;
+    result[0].shape = PartialShape::from_shape(stored_.shape);
+    return result;
   }
   void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
   std::vector<std::pair<std::string, std::string>> attributes() const override {

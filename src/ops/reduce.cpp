@@ -131,13 +131,19 @@ class ReduceOp final : public Op {
       for (const std::int64_t a : normalized_axes(*axes.value, rank, run_time))
         reduced[static_cast<std::size_t>(a)] = true;
       std::vector<Dimension> dims;
+      dims.reserve(reduced.size());
       for (std::size_t i = 0; i < reduced.size(); ++i) {
         if (!reduced[i])
           dims.push_back(in[i]);
         else if (keep_dims_)
           dims.emplace_back(1);
       }
-      return {{data.type, PartialShape(std::move(dims))}};
+      // Moved into the result rather than copied out of an initializer list: the rule runs for
+      // every reduction of a model at load, and again when the run is planned.
+      std::vector<OutputInfo> result(1);
+      result[0].type = data.type;
+      result[0].shape = PartialShape(std::move(dims));
+      return result;
     }
     // Axes unknown (or data rank unknown): OpenVINO's rule (reduce_shape_inference.hpp).
     if (keep_dims_) {

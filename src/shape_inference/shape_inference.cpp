@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace irlite {
@@ -43,9 +45,8 @@ void compare_declared(const Graph& graph, Node& node, Diagnostics& diagnostics) 
     c.port = port.id;
     diagnostics.warnings.emplace_back(
         ErrorCode::shape,
-        fmt::format("the IR declares {} {} but irlite infers {} {}",
-                    to_string(port.declared_type), to_string(declared_shape(port)),
-                    to_string(port.type), to_string(port.shape)),
+        fmt::format("the IR declares {} {} but irlite infers {} {}", to_string(port.declared_type),
+                    to_string(declared_shape(port)), to_string(port.type), to_string(port.shape)),
         std::move(c));
   }
 }
@@ -97,14 +98,17 @@ void propagate_bounds(Node& node, std::span<const ValueInfo> inputs) {
   if (!is_integral(out.type) || !out.shape.is_static()) return;
   const auto count = element_count(out.shape.to_shape());
   if (!count || *count > kMaxBoundedElements) return;
-  out.bounds = node.op->infer_bounds(inputs, OutputInfo{out.type, out.shape});
-  if (!out.bounds || node.outputs.size() != 1 || !node.op->foldable() ||
-      !same_bytes(out.bounds->lower, out.bounds->upper))
+  std::optional<ValueBounds> bounds =
+      node.op->infer_bounds(inputs, OutputInfo{out.type, out.shape});
+  if (!bounds) return;
+  if (node.outputs.size() != 1 || !node.op->foldable() ||
+      !same_bytes(bounds->lower, bounds->upper)) {
+    out.bounds = std::make_shared<const ValueBounds>(std::move(*bounds));
     return;
-  node.value = std::move(out.bounds->lower);
+  }
+  node.value = std::move(bounds->lower);
   node.has_value = true;
   node.folded = true;
-  out.bounds.reset();
 }
 
 /// Undoes what an earlier inference folded, so that the graph is inferred anew (a reshape may
