@@ -2,7 +2,8 @@
 """Writes irlite's sample models: IR v11 .xml files with their .bin weights.
 
 Run from anywhere: `python3 models/generate_models.py`. The output is deterministic, so running
-it again on an unchanged script leaves the repository unchanged. Standard library only.
+it again on an unchanged script leaves the repository unchanged. Standard library only, but
+for the real-model section (5b), whose expected outputs come from NumPy.
 
 The files follow what OpenVINO's serializer writes (IR v11): a comment before <net> says what the
 model shows; layers are numbered in topological order (Parameters first, Results last); port ids
@@ -582,6 +583,213 @@ Expected outputs for the example input:
 
 
 # ------------------------------------------------------------------------------------------
+# 5b. Models shaped like real ones: the four ops inside the glue that surrounds them in practice.
+# Their expected outputs are computed with NumPy (the only section that needs it) and written
+# as .npy files under expected/, next to the example inputs under inputs/.
+
+def numpy_module():
+    try:
+        import numpy
+    except ImportError:
+        sys.exit("generate_models.py: the real-model section needs NumPy (apt-get install "
+                 "python3-numpy)")
+    return numpy
+
+
+def npy_of(array):
+    """A .npy file of a NumPy array of i32, i64 or f32."""
+    etype = {"int32": "i32", "int64": "i64", "float32": "f32"}[str(array.dtype)]
+    return npy(etype, list(array.shape), [v.item() for v in array.reshape(-1)])
+
+
+def formula_table(np, rows, cols, seed, scale):
+    """Deterministic f32 values: integers in [-16, 16] from a 64-bit LCG, times `scale` (a power
+    of two, so exact in f32)."""
+    state = seed
+    values = []
+    for _ in range(rows * cols):
+        state = (state * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        values.append((state >> 33) % 33 - 16)
+    return (np.array(values, dtype=np.float32) * np.float32(scale)).reshape(rows, cols)
+
+
+def const_array(net, name, array):
+    etype = {"int32": "i32", "int64": "i64", "float32": "f32"}[str(array.dtype)]
+    return net.const(name, etype, list(array.shape), [v.item() for v in array.reshape(-1)])
+
+
+def softmax(np, x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def assert_distinct_top(np, values, k, what):
+    """The model's TopK must not hinge on rounding: its k-th and (k+1)-th values differ clearly."""
+    ordered = np.sort(values, axis=-1)[..., ::-1]
+    gaps = np.abs(ordered[..., :k] - ordered[..., 1:k + 1])
+    assert (gaps > 1e-3 * np.abs(ordered[..., :k])).all(), what + ": near ties in the top k"
+
+
+def retrieval_model():
+    np = numpy_module()
+    num_emb, emb_dim, hidden, items, bags, k = 64, 16, 24, 40, 4, 5
+    table = formula_table(np, num_emb, emb_dim, 1, 0.125)
+    w1 = formula_table(np, emb_dim, hidden, 2, 0.0625)
+    b1 = (np.arange(hidden, dtype=np.float32) % 5 - 2) * np.float32(0.25)
+    item_table = formula_table(np, items, hidden, 3, 0.015625)
+    indices = np.array([3, 17, 42, 8, 8, 61, 5, 30, 12, 55, 0, 23, 47], dtype=np.int32)
+    segment_ids = np.array([0, 0, 0, 1, 1, 1, 1, 2, 3, 3, 3, 3, 3], dtype=np.int32)
+
+    # Reference, in f32 like the model: bags summed in index order.
+    bag = np.zeros((bags, emb_dim), dtype=np.float32)
+    for i, s in zip(indices, segment_ids):
+        bag[s] += table[i]
+    h = np.maximum(bag @ w1 + b1, np.float32(0))
+    scores = h @ item_table.T
+    probs = softmax(np, scores.astype(np.float64)).astype(np.float32)
+    assert_distinct_top(np, probs, k, "retrieval")
+    top_items = np.argsort(-probs, axis=-1, kind="stable")[:, :k].astype(np.int32)
+    top_scores = np.take_along_axis(probs, top_items, axis=-1)
+
+    net = Net("retrieval")
+    p_indices = net.parameter("indices", "i32", "?")
+    p_ids = net.parameter("segment_ids", "i32", "?")
+    c_table = const_array(net, "item_history_table", table)
+    c_num = net.const("num_queries", "i32", [], [bags])
+    (bagged,) = net.op("queries", "EmbeddingSegmentsSum", "opset3", None,
+                       [c_table, p_indices, p_ids, c_num], [("f32", [bags, emb_dim], "queries")])
+    c_w1 = const_array(net, "dense_weights", w1)
+    (dense,) = net.op("dense", "MatMul", "opset1",
+                      [("transpose_a", "false"), ("transpose_b", "false")], [bagged, c_w1],
+                      [("f32", [bags, hidden], "dense")])
+    c_b1 = const_array(net, "dense_bias", b1)
+    (biased,) = net.op("dense_bias_add", "Add", "opset1", [("auto_broadcast", "numpy")],
+                       [dense, c_b1], [("f32", [bags, hidden], "dense_biased")])
+    (relu,) = net.op("dense_relu", "ReLU", "opset1", None, [biased],
+                     [("f32", [bags, hidden], "query_embedding")])
+    c_items = const_array(net, "item_embeddings", item_table)
+    (scores_p,) = net.op("scores", "MatMul", "opset1",
+                         [("transpose_a", "false"), ("transpose_b", "true")], [relu, c_items],
+                         [("f32", [bags, items], "scores")])
+    (probs_p,) = net.op("probabilities", "Softmax", "opset8", [("axis", "-1")], [scores_p],
+                        [("f32", [bags, items], "probabilities")])
+    c_k = net.const("k", "i64", [], [k])
+    top_v, top_i = net.op("top_items", "TopK", "opset11",
+                          [("axis", "-1"), ("mode", "max"), ("sort", "value"),
+                           ("stable", "false"), ("index_element_type", "i32")],
+                          [probs_p, c_k], [("f32", [bags, k], "top_scores"),
+                                           ("i32", [bags, k], "top_items")])
+    net.result(top_v)
+    net.result(top_i)
+    comment = """
+A retrieval model: each query is a bag of items a user saw, embedded and scored against %d items.
+  queries       = EmbeddingSegmentsSum-3(item_history_table [%d,%d], indices, segment_ids,
+                                         num_queries = %d)                  -> f32 [%d,%d]
+  dense         = ReLU(MatMul(queries, dense_weights [%d,%d]) + dense_bias [%d])
+  scores        = MatMul(dense, item_embeddings [%d,%d], transpose_b)      -> f32 [%d,%d]
+  probabilities = Softmax-8(scores, axis -1)
+  top_items     = TopK-11(probabilities, k = %d, axis -1, max, sort value) -> top_scores f32,
+                                                                              top_items i32 [%d,%d]
+Inputs (any length, equal for both; ids sorted, in [0, %d); indices in [0, %d)):
+  indices      i32 [?]  example: inputs/retrieval_indices.npy = %s
+  segment_ids  i32 [?]  example: inputs/retrieval_segment_ids.npy = %s
+Expected outputs for the example (NumPy, f32): expected/retrieval/*.npy
+  top_items  = %s
+""" % (items, num_emb, emb_dim, bags, bags, emb_dim, emb_dim, hidden, hidden, items, hidden,
+       bags, items, k, bags, k, bags, num_emb, text(indices.tolist()), text(segment_ids.tolist()),
+       rows(top_items.reshape(-1).tolist(), [bags, k], 15))
+    save(net, "retrieval.xml", comment)
+    write("inputs/retrieval_indices.npy", npy_of(indices))
+    write("inputs/retrieval_segment_ids.npy", npy_of(segment_ids))
+    write("expected/retrieval/top_scores.npy", npy_of(top_scores))
+    write("expected/retrieval/top_items.npy", npy_of(top_items))
+
+
+def graph_pooling_model():
+    np = numpy_module()
+    features, hidden, graphs = 8, 16, 3
+    weights = formula_table(np, features, hidden, 4, 0.125)
+    nodes = formula_table(np, 10, features, 5, 0.25)
+    graph_ids = np.array([0, 0, 0, 0, 2, 2, 2, 2, 2, 2], dtype=np.int32)
+
+    h = np.maximum(nodes @ weights, np.float32(0))
+    pooled = np.zeros((graphs, hidden), dtype=np.float32)  # an empty graph gets zeros
+    for g in range(graphs):
+        members = h[graph_ids == g]
+        if len(members):
+            pooled[g] = members.max(axis=0)
+
+    net = Net("graph_pooling")
+    p_nodes = net.parameter("node_features", "f32", "?,%d" % features)
+    p_ids = net.parameter("graph_ids", "i32", "?")
+    c_w = const_array(net, "node_weights", weights)
+    (mm,) = net.op("node_transform", "MatMul", "opset1",
+                   [("transpose_a", "false"), ("transpose_b", "false")], [p_nodes, c_w],
+                   [("f32", [-1, hidden], "node_transform")])
+    (relu,) = net.op("node_relu", "Relu", "opset1", None, [mm],
+                     [("f32", [-1, hidden], "node_embedding")])
+    c_num = net.const("num_graphs", "i32", [], [graphs])
+    (pool,) = net.op("graph_pool", "SegmentMax", "opset16", [("fill_mode", "zero")],
+                     [relu, p_ids, c_num], [("f32", [graphs, hidden], "graph_embedding")])
+    net.result(pool)
+    comment = """
+Graph pooling: node features go through a dense layer, then SegmentMax pools each graph's nodes.
+  node_embedding  = Relu(MatMul(node_features [?,%d], node_weights [%d,%d]))  -> f32 [?,%d]
+  graph_embedding = SegmentMax-16(node_embedding, graph_ids, num_graphs = %d, fill_mode zero)
+                                                                          -> f32 [%d,%d]
+Inputs (graph ids sorted, one per node):
+  node_features  f32 [?,%d]  example: inputs/graph_pooling_node_features.npy (10 nodes)
+  graph_ids      i32 [?]    example: inputs/graph_pooling_graph_ids.npy = %s
+                            (graph 1 has no node: its row is zeros)
+Expected output for the example (NumPy, f32): expected/graph_pooling/graph_embedding.npy
+""" % (features, features, hidden, hidden, graphs, graphs, hidden, features,
+       text(graph_ids.tolist()))
+    save(net, "graph_pooling.xml", comment)
+    write("inputs/graph_pooling_node_features.npy", npy_of(nodes))
+    write("inputs/graph_pooling_graph_ids.npy", npy_of(graph_ids))
+    write("expected/graph_pooling/graph_embedding.npy", npy_of(pooled))
+
+
+def dynamic_topk_model():
+    np = numpy_module()
+    limit = 5
+    scores = np.array([0.5, -1.25, 3.0, 2.5, -0.75, 4.25, 1.0, 0.25, 3.5], dtype=np.float32)
+    order = np.argsort(-scores, kind="stable")[:limit]
+
+    net = Net("dynamic_topk")
+    p = net.parameter("scores", "f32", "?")
+    (shape,) = net.op("length", "ShapeOf", "opset3", [("output_type", "i64")], [p],
+                      [("i64", [1], "length")])
+    c_limit = net.const("limit", "i64", [1], [limit])
+    (both,) = net.op("length_and_limit", "Concat", "opset1", [("axis", "0")], [shape, c_limit],
+                     [("i64", [2], "length_and_limit")])
+    c_axis = net.const("axis", "i64", [], [0])
+    (k,) = net.op("k", "ReduceMin", "opset1", [("keep_dims", "false")], [both, c_axis],
+                  [("i64", [], "k")])
+    top_v, top_i = net.op("best", "TopK", "opset11",
+                          [("axis", "0"), ("mode", "max"), ("sort", "value"), ("stable", "true"),
+                           ("index_element_type", "i64")],
+                          [p, k], [("f32", [-1], "best_scores"), ("i64", [-1], "best_indices")])
+    net.result(top_v)
+    net.result(top_i)
+    comment = """
+TopK whose k is computed from the input's length: the best min(n, %d) of n scores.
+  k    = ReduceMin-1(Concat(ShapeOf-3(scores), [%d]), axis 0)   -> i64 scalar
+  best = TopK-11(scores, k, axis 0, max, sort value, stable)    -> best_scores f32 [..%d],
+                                                                    best_indices i64 [..%d]
+The loader propagates the bounds of k (0..%d) from the shape, so the outputs are [..%d] before
+any run, and the run gives min(n, %d) rows.
+Input: scores f32 [?]; example inputs/dynamic_topk_scores.npy = %s
+Expected output for the example: best_scores = %s, best_indices = %s
+""" % (limit, limit, limit, limit, limit, limit, limit, text(scores.tolist()),
+       text(scores[order].tolist()), text(order.tolist()))
+    save(net, "dynamic_topk.xml", comment)
+    write("inputs/dynamic_topk_scores.npy", npy_of(scores))
+    write("expected/dynamic_topk/best_scores.npy", npy_of(scores[order]))
+    write("expected/dynamic_topk/best_indices.npy", npy_of(order.astype(np.int64)))
+
+
+# ------------------------------------------------------------------------------------------
 # 6. Element-type round trips and dynamic identities
 
 CONST_VALUES = {
@@ -884,7 +1092,8 @@ def invalid_docs():
 
 def clean():
     """Removes the files a previous run wrote, so that renamed models leave nothing behind."""
-    for sub in ("", "types", "invalid", "inputs"):
+    for sub in ("", "types", "invalid", "inputs", "expected/retrieval", "expected/graph_pooling",
+                "expected/dynamic_topk"):
         folder = os.path.join(HERE, sub)
         if not os.path.isdir(folder):
             continue
@@ -902,6 +1111,9 @@ def main():
     topk_examples()
     pipeline(False)
     pipeline(True)
+    retrieval_model()
+    graph_pooling_model()
+    dynamic_topk_model()
     type_models()
     invalid_models()
     invalid_docs()

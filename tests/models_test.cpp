@@ -22,6 +22,7 @@
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
+#include "npy.hpp"
 
 using namespace irlite;
 
@@ -436,4 +437,63 @@ TEST_CASE("models: every broken model is refused with the expected error") {
       if (!e.code.empty()) CHECK(to_string(error.code()) == e.code);
     }
   }
+}
+
+namespace {
+
+// A model shaped like a real one, run on its example inputs (models/inputs/NAME_INPUT.npy):
+// each output is compared with the NumPy result in models/expected/NAME/OUTPUT.npy, integers
+// exactly and floats to a relative 1e-5 (NumPy's matrix products sum in another order).
+void check_against_numpy(const std::string& name, const std::vector<std::string>& inputs) {
+  INFO("model: " << name);
+  const Model model = Model::load(kModels / (name + ".xml"));
+  CHECK(model.problems().empty());
+  std::map<std::string, Tensor> feed;
+  for (const std::string& in : inputs)
+    feed[in] = npy::read(kModels / "inputs" / (name + "_" + in + ".npy"));
+  const Outputs outputs = run(model, feed);
+  std::size_t checked = 0;
+  for (const auto& entry : fs::directory_iterator(kModels / "expected" / name)) {
+    const std::string output = entry.path().stem().string();
+    INFO("output: " << output);
+    const Tensor want = npy::read(entry.path());
+    REQUIRE(outputs.contains(output));
+    const Tensor& got = outputs.at(output);
+    REQUIRE(got.element_type() == want.element_type());
+    REQUIRE(got.shape() == want.shape());
+    if (want.element_type() == ElementType::f32) {
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        const float w = want.data<float>()[i], g = got.data<float>()[i];
+        CHECK_MESSAGE(std::fabs(g - w) <= 1e-5f * std::max(1.0f, std::fabs(w)),
+                      "element " << i << ": " << g << " vs " << w);
+      }
+    } else {
+      CHECK(same_bytes(got, want));
+    }
+    ++checked;
+  }
+  CHECK(checked == model.outputs().size());
+}
+
+}  // namespace
+
+TEST_CASE("models: a retrieval model matches NumPy") {
+  check_against_numpy("retrieval", {"indices", "segment_ids"});
+}
+
+TEST_CASE("models: a graph-pooling model matches NumPy") {
+  check_against_numpy("graph_pooling", {"node_features", "graph_ids"});
+}
+
+TEST_CASE("models: TopK's k computed from the input's shape is bounded at load and exact at run") {
+  check_against_numpy("dynamic_topk", {"scores"});
+  const Model model = Model::load(kModels / "dynamic_topk.xml");
+  // k = min(n, 5): the loader knows it lies in [0, 5] without knowing n.
+  for (const PortInfo& out : model.outputs())
+    CHECK(out.shape == PartialShape({Dimension(0, 5)}));
+  Tensor three(ElementType::f32, {3});
+  for (int i = 0; i < 3; ++i) three.data<float>()[i] = static_cast<float>(i);
+  const Outputs out = run(model, {{"scores", three}});
+  CHECK(values_of<float>(out.at("best_scores")) == std::vector<float>{2, 1, 0});
+  CHECK(values_of<std::int64_t>(out.at("best_indices")) == std::vector<std::int64_t>{2, 1, 0});
 }
