@@ -757,7 +757,7 @@ def dynamic_topk_model():
     order = np.argsort(-scores, kind="stable")[:limit]
 
     net = Net("dynamic_topk")
-    p = net.parameter("scores", "f32", "?")
+    p = net.parameter("scores", "f32", "1..1000")
     (shape,) = net.op("length", "ShapeOf", "opset3", [("output_type", "i64")], [p],
                       [("i64", [1], "length")])
     c_limit = net.const("limit", "i64", [1], [limit])
@@ -775,11 +775,12 @@ def dynamic_topk_model():
     comment = """
 TopK whose k is computed from the input's length: the best min(n, %d) of n scores.
   k    = ReduceMin-1(Concat(ShapeOf-3(scores), [%d]), axis 0)   -> i64 scalar
-  best = TopK-11(scores, k, axis 0, max, sort value, stable)    -> best_scores f32 [..%d],
-                                                                    best_indices i64 [..%d]
-The loader propagates the bounds of k (0..%d) from the shape, so the outputs are [..%d] before
-any run, and the run gives min(n, %d) rows.
-Input: scores f32 [?]; example inputs/dynamic_topk_scores.npy = %s
+  best = TopK-11(scores, k, axis 0, max, sort value, stable)    -> best_scores f32 [1..%d],
+                                                                    best_indices i64 [1..%d]
+The loader propagates the bounds of k (1..%d) from the shape, so the outputs are [1..%d] before
+any run (as in OpenVINO, only because the input's length is bounded: with [?] they would be [?]),
+and the run gives min(n, %d) rows.
+Input: scores f32 [1..1000]; example inputs/dynamic_topk_scores.npy = %s
 Expected output for the example: best_scores = %s, best_indices = %s
 """ % (limit, limit, limit, limit, limit, limit, limit, text(scores.tolist()),
        text(scores[order].tolist()), text(order.tolist()))
@@ -1104,6 +1105,7 @@ def clean():
 
 
 def main():
+    numpy_module()  # before clean(): without NumPy the models stay as they are
     clean()
     segment_max_examples()
     reduce_max_examples()
