@@ -2,6 +2,7 @@
 // Mapping element types to C++ storage types, and the single place where a kernel's element
 // type is switched on (once per call, never per element).
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -84,6 +85,26 @@ bool dispatch_index(ElementType type, F&& f) {
     case ElementType::i64: f(type_tag<std::int64_t>{}); return true;
     default: return false;
   }
+}
+
+/// Calls f(type_tag<W>{}) with W the unsigned integer of `bytes` bytes (1, 2, 4 or 8): for
+/// kernels that move elements without looking at them. Returns false for other sizes.
+template <class F>
+bool dispatch_word(std::size_t bytes, F&& f) {
+  switch (bytes) {
+    case 1: f(type_tag<std::uint8_t>{}); return true;
+    case 2: f(type_tag<std::uint16_t>{}); return true;
+    case 4: f(type_tag<std::uint32_t>{}); return true;
+    case 8: f(type_tag<std::uint64_t>{}); return true;
+    default: return false;
+  }
+}
+
+/// dispatch_word() for an element of `type`, whatever its type (booleans and 16-bit floats
+/// included).
+template <class F>
+bool dispatch_word(ElementType type, F&& f) {
+  return dispatch_word(element_size(type), std::forward<F>(f));
 }
 
 }  // namespace irlite

@@ -219,26 +219,4 @@ IRLITE_MULTIVERSION void logical_not_run(const B* __restrict in, B* __restrict o
   for (std::int64_t i = 0; i < n; ++i) out[i] = in[i] == 0 ? 1 : 0;
 }
 
-/// Calls f(type_tag<U>{}) with U the unsigned integer of `bytes` bytes (1, 2, 4 or 8): for
-/// kernels that move elements without looking at them. False for other sizes.
-template <class F>
-bool dispatch_bytes(std::size_t bytes, F&& f) {
-  switch (bytes) {
-    case 1:
-      f(type_tag<std::uint8_t>{});
-      return true;
-    case 2:
-      f(type_tag<std::uint16_t>{});
-      return true;
-    case 4:
-      f(type_tag<std::uint32_t>{});
-      return true;
-    case 8:
-      f(type_tag<std::uint64_t>{});
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace irlite

@@ -13,28 +13,6 @@
 
 namespace irlite {
 
-/// Calls f(type_tag<W>{}) with W the unsigned integer as wide as an element of `type` (1, 2, 4
-/// or 8 bytes). Returns false for a type of another size (undefined).
-template <class F>
-bool dispatch_word(ElementType type, F&& f) {
-  switch (element_size(type)) {
-    case 1:
-      f(type_tag<std::uint8_t>{});
-      return true;
-    case 2:
-      f(type_tag<std::uint16_t>{});
-      return true;
-    case 4:
-      f(type_tag<std::uint32_t>{});
-      return true;
-    case 8:
-      f(type_tag<std::uint64_t>{});
-      return true;
-    default:
-      return false;
-  }
-}
-
 /// Calls f(type_tag<I>{}) with I the storage type of an integer `type` (i8..u64). Returns false
 /// for other types.
 template <class F>

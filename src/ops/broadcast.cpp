@@ -212,7 +212,7 @@ class BroadcastOp final : public Op {
                                        to_string(data.shape()), to_string(out.shape())));
     const std::array<Shape, 1> shapes{aligned};
     const ElementwisePlan plan = plan_elementwise(out.shape(), shapes);
-    if (!dispatch_bytes(element_size(out.element_type()), [&](auto tag) {
+    if (!dispatch_word(out.element_type(), [&](auto tag) {
           using U = typename decltype(tag)::type;
           broadcast_copy(context.parallel, plan, data.data<U>(), out.data<U>());
         }))

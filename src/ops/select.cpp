@@ -51,7 +51,7 @@ class SelectOp final : public Op {
     for (std::size_t k = 0; k < 3; ++k)
       aligned[k] = align_shape(inputs[k].shape(), out.rank(), spec_);
     const ElementwisePlan plan = plan_elementwise(out.shape(), aligned);
-    const bool known = dispatch_bytes(element_size(out.element_type()), [&](auto tag) {
+    const bool known = dispatch_word(out.element_type(), [&](auto tag) {
       using U = typename decltype(tag)::type;
       select_elementwise(context.parallel, plan, inputs[kCond].data<std::uint8_t>(),
                          inputs[kThen].data<U>(), inputs[kElse].data<U>(), out.data<U>());
