@@ -24,13 +24,13 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "irlite/irlite.hpp"
 #include "graph_builder.hpp"
+#include "irlite/irlite.hpp"
 #include "op_test_util.hpp"
 #include "op_tester.hpp"
 #include "ops/registry.hpp"
@@ -497,22 +497,46 @@ GraphBuilder::Port bounded_input(GraphBuilder& g, const json& in,
     return g.layer("ShapeOf", "opset3", {{"output_type", type_name}}, {from}, {type},
                    name + "/shape")[0];
   };
-  std::smatch m;
-  // Squeeze(ShapeOf(Parameter [TYPE] [SHAPE])[, 0])
-  static const std::regex squeeze(R"(^Squeeze\(ShapeOf\(Parameter (?:(\w+) )?(\[[^\]]*\])\)(, 0)?\))");
-  // ReduceMin(Concat(ShapeOf(INPUT), {N}), axis 0)
-  static const std::regex reduce_min(R"(^ReduceMin\(Concat\(ShapeOf\((\w+)\), \{(\d+)\}\), axis 0\))");
-  if (std::regex_search(text, m, squeeze)) {
-    const ElementType source_type = m[1].matched ? element_type_of(m[1].str()) : ElementType::f32;
-    const auto source = g.parameter(name + "/source", source_type, parse_shape(json(m[2].str())));
+  std::string_view rest = text;
+  // Consumes `prefix` from the front of `rest` when it is there.
+  const auto take = [&rest](std::string_view prefix) {
+    if (rest.substr(0, prefix.size()) != prefix) return false;
+    rest.remove_prefix(prefix.size());
+    return true;
+  };
+  // Consumes the text up to `end` (excluded) and returns it; empty when `end` is missing.
+  const auto until = [&rest](char end) {
+    const std::size_t at = rest.find(end);
+    if (at == std::string_view::npos) return std::string();
+    std::string word(rest.substr(0, at));
+    rest.remove_prefix(at);
+    return word;
+  };
+  // Squeeze(ShapeOf(Parameter [TYPE ][SHAPE])[, 0])
+  if (take("Squeeze(ShapeOf(Parameter ")) {
+    ElementType source_type = ElementType::f32;
+    if (!take("[")) {
+      source_type = element_type_of(until(' '));
+      take(" ");
+      if (!take("[")) throw std::invalid_argument("no shape in " + text);
+    }
+    const std::string shape = "[" + until(']') + "]";
+    if (!take("])")) throw std::invalid_argument("unrecognised value_from_subgraph: " + text);
+    const auto source = g.parameter(name + "/source", source_type, parse_shape(json(shape)));
     std::vector<GraphBuilder::Port> args{shape_of(source)};
-    if (m[3].matched) args.push_back(g.constant(name + "/axis", ints(ElementType::i64, {}, {0})));
+    if (take(", 0")) args.push_back(g.constant(name + "/axis", ints(ElementType::i64, {}, {0})));
     return g.layer("Squeeze", "opset1", {}, args, {type}, name)[0];
   }
-  if (std::regex_search(text, m, reduce_min)) {
-    const auto data = inputs.find(m[1].str());
-    if (data == inputs.end()) throw std::invalid_argument("no input " + m[1].str());
-    const auto tail = g.constant(name + "/tail", ints(type, {1}, {std::stoll(m[2].str())}));
+  // ReduceMin(Concat(ShapeOf(INPUT), {N}), axis 0)
+  if (take("ReduceMin(Concat(ShapeOf(")) {
+    const std::string input = until(')');
+    if (!take("), {")) throw std::invalid_argument("unrecognised value_from_subgraph: " + text);
+    const std::string count = until('}');
+    if (!take("}), axis 0)"))
+      throw std::invalid_argument("unrecognised value_from_subgraph: " + text);
+    const auto data = inputs.find(input);
+    if (data == inputs.end()) throw std::invalid_argument("no input " + input);
+    const auto tail = g.constant(name + "/tail", ints(type, {1}, {std::stoll(count)}));
     const auto concat = g.layer("Concat", "opset1", {{"axis", "0"}}, {shape_of(data->second), tail},
                                 {type}, name + "/concat")[0];
     const auto axis = g.constant(name + "/axis", ints(ElementType::i64, {}, {0}));
@@ -546,10 +570,9 @@ std::vector<OutputInfo> infer_with_subgraphs(const json& c, const OpVersion& v, 
   for (const auto& [name, value] : c["attrs"].items()) attrs.emplace_back(name, attr_text(value));
   const OpDef* def = registered(v, tally);
   if (!def) throw std::invalid_argument("no op " + v.name);
-  const auto outs = g.layer(v.type, v.opset(), attrs, args,
-                            std::vector<ElementType>(static_cast<std::size_t>(def->num_outputs),
-                                                     ElementType::f32),
-                            "op");
+  const auto outs = g.layer(
+      v.type, v.opset(), attrs, args,
+      std::vector<ElementType>(static_cast<std::size_t>(def->num_outputs), ElementType::f32), "op");
   for (std::size_t i = 0; i < outs.size(); ++i) g.result(outs[i], "out" + std::to_string(i));
   const Model model = g.load();
   std::vector<OutputInfo> got;
