@@ -310,6 +310,36 @@ def shapes():
     return seeds
 
 
+MIN64, MAX64 = -2**63, 2**63 - 1
+
+
+def regressions():
+    """Inputs that once overflowed int64 arithmetic, kept as seeds."""
+    seeds = []
+    # The pdpd axis of a binary op and of Broadcast at INT64_MAX: axis + rank overflowed.
+    n = Net("add_pdpd_axis_max")
+    n.result(n.op("Add", 1, [n.param("f32", "2,3"), n.param("f32", "3")], ["f32"],
+                  auto_broadcast="pdpd", axis=str(MAX64)))
+    seeds.append(n)
+    n = Net("broadcast_pdpd_axis_max")
+    n.result(n.op("Broadcast", 3, [n.param("f32", "3"), n.const("i64", [3, 3])], ["f32"],
+                  mode="pdpd", axis=str(MAX64)))
+    seeds.append(n)
+    # Slices taking one element per axis with an extreme step: step * stride overflowed.
+    n = Net("slice_extreme_step")
+    n.result(n.op("Slice", 8, [n.param("f32", "2,3"), n.const("i64", [MAX64, MIN64]),
+                               n.const("i64", [MIN64, MAX64]), n.const("i64", [MIN64, MAX64])],
+                  ["f32"]))
+    seeds.append(n)
+    n = Net("strided_slice_extreme_step")
+    n.result(n.op("StridedSlice", 1, [n.param("f32", "2,3"), n.const("i64", [MIN64, MIN64]),
+                                      n.const("i64", [MAX64, MAX64]),
+                                      n.const("i64", [MAX64, MAX64])],
+                  ["f32"], begin_mask="0,0", end_mask="0,0"))
+    seeds.append(n)
+    return seeds
+
+
 def sample(name):
     """A sample model as one seed: its XML without comments or indentation, then its weights."""
     xml = (ROOT / "models" / (name + ".xml")).read_text()
@@ -321,7 +351,7 @@ def sample(name):
 
 def main():
     seeds = {}
-    for family in (binary, broadcast, unary, reductions, compute, indexing, shapes):
+    for family in (binary, broadcast, unary, reductions, compute, indexing, shapes, regressions):
         for net in family():
             seeds[net.name] = net.bytes()
     for name in ("retrieval", "graph_pooling", "dynamic_topk"):
