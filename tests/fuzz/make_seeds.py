@@ -307,6 +307,20 @@ def shapes():
                   axis="-3"))
     n.result(n.op("Reshape", 1, [tr, n.const("i64", [0, -1])], ["u8"], special_zero="true"))
     seeds.append(n)
+    # Bounds carried through arithmetic, Convert, Slice and Squeeze to Range and Tile.
+    n = Net("bounds_chain")
+    x = n.param("f32", "1..8,3")
+    shape = n.op("ShapeOf", 3, [x], ["i32"], output_type="i32")
+    scaled = n.op("Convert", 1, [n.op("Multiply", 1, [shape, n.const("i32", [2])], ["i32"])],
+                  ["i64"], destination_type="i64")
+    first = n.op("Slice", 8, [scaled, n.const("i64", [0]), n.const("i64", [1]),
+                              n.const("i64", [1])], ["i64"])
+    stop = n.op("Squeeze", 1, [first, n.const("i64", [0])], ["i64"])
+    n.result(n.op("Range", 4, [n.const("i64", [0], ""), stop, n.const("i64", [1], "")], ["f32"],
+                  output_type="f32"))
+    n.result(n.op("Tile", 1, [x, n.op("Subtract", 1, [scaled, n.const("i64", [1])], ["i64"])],
+                  ["f32"]))
+    seeds.append(n)
     return seeds
 
 
