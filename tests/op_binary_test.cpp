@@ -192,6 +192,10 @@ TEST_CASE("broadcast rules: none and pdpd") {
   CHECK(inferred(*pdpd_right, {info(f, "[...]"), info(f, "[4,5]")}) == "f32 [...]");
   CHECK(caught([] { make_op("Add", Attributes{{"auto_broadcast", "pdpd"}, {"axis", "-2"}}); }));
   CHECK(caught([] { make_op("Add", Attributes{{"auto_broadcast", "sideways"}}); }));
+  // The largest axis does not fit, and adding the second rank to it must not overflow.
+  const auto pdpd_max =
+      make_op("Add", Attributes{{"auto_broadcast", "pdpd"}, {"axis", "9223372036854775807"}});
+  CHECK(error_of(*pdpd_max, {info(f, "[2,3]"), info(f, "[3]")}).find("pdpd") != std::string::npos);
 
   // pdpd values: the second input placed at axis 1 of the first.
   Tensor a = tensor(f, {2, 3, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});

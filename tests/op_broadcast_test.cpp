@@ -177,6 +177,11 @@ TEST_CASE("Broadcast: shape rules of every mode") {
   CHECK(inferred(*pdpd, {info(f, "[3,1]"), info(t234)}) == "f32 [2,3,4]");
   CHECK(inferred(*pdpd, {info(f, "[3]"), info(ints(i64, {3}, {2, 1, 4}))}) == "f32 [2,3,4]");
   CHECK(error_of(*pdpd, {info(f, "[5]"), info(t234)}).find("pdpd") != std::string::npos);
+  // The largest axis does not fit, and adding the data's rank to it must not overflow.
+  const auto pdpd_max =
+      make_op("Broadcast", Attributes{{"mode", "pdpd"}, {"axis", "9223372036854775807"}});
+  CHECK(error_of(*pdpd_max, {info(f, "[3]"), info(t234)}).find("does not fit") !=
+        std::string::npos);
 }
 
 TEST_CASE("Broadcast: a target_shape known by its bounds gives interval dims") {

@@ -20,6 +20,7 @@
 #include "kernels/element.hpp"
 #include "op_test_util.hpp"
 #include "op_tester.hpp"
+#include "ops/indexing_slice.hpp"
 #include "ops/registry.hpp"
 
 using namespace irlite;
@@ -886,6 +887,24 @@ TEST_CASE("StridedSlice values") {
   // Empty results.
   CHECK(run(*slice_op({"0", "0", "", "", ""}), {data, i64s({3}), i64s({1}), i64s({1})}).shape() ==
         Shape{0, 4});
+}
+
+TEST_CASE("StridedSlice and Slice taking one element with an extreme stride") {
+  // Only the first element is taken along each axis, so the stride never moves; it must not
+  // overflow the copy's offsets either.
+  const Tensor data = tensor(ElementType::f32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  const Tensor big = run(*slice_op({"0,0", "0,0", "", "", ""}),
+                         {data, i64s({kSmall, kSmall}), i64s({kBig, kBig}), i64s({kBig, kBig})});
+  CHECK(big.shape() == Shape{1, 1});
+  CHECK(doubles(big) == std::vector<double>{0});
+  const Tensor small = run(*make("Slice", "opset8"), {data, i64s({kBig, kSmall}),
+                                                      i64s({kSmall, kBig}), i64s({kSmall, kBig})});
+  CHECK(small.shape() == Shape{1, 1});
+  CHECK(doubles(small) == std::vector<double>{3});
+  // The plan of such an axis steps by 1.
+  CHECK(slice_axis(3, 0, kBig, kBig).step == 1);
+  CHECK(slice_axis(3, kBig, kSmall, kSmall).step == 1);
+  CHECK(slice_axis(3, 2, kSmall, kSmall).start == 2);
 }
 
 TEST_CASE("StridedSlice against the oracle on random slices") {

@@ -117,7 +117,8 @@ class BroadcastOp final : public Op {
         if (!in.rank_is_static())
           return {{data.type, PartialShape(std::vector<Dimension>(wanted->dims().size()))}};
         const std::int64_t axis = start_axis(in.rank(), wanted->rank());
-        if (axis < 0 || axis + in.rank() > wanted->rank())
+        // Compared as a difference: the axis attribute may be as large as int64 allows.
+        if (axis < 0 || axis > wanted->rank() - in.rank())
           op_error(
               fmt::format("the data's shape {} does not fit into target_shape {} from axis "
                           "{} (mode=pdpd)",

@@ -110,7 +110,8 @@ std::optional<PartialShape> broadcast_shapes(const PartialShape& dst, const Part
       const std::int64_t src_rank = src.rank();
       if (src_rank > dst_rank || spec.axis < -1) return std::nullopt;
       const std::int64_t axis = spec.axis == -1 ? dst_rank - src_rank : spec.axis;
-      if (axis + src_rank > dst_rank) return std::nullopt;
+      // Compared as a difference: the axis attribute may be as large as int64 allows.
+      if (axis > dst_rank - src_rank) return std::nullopt;
       for (std::int64_t i = 0; i < src_rank; ++i) {
         const Dimension& s = src[static_cast<std::size_t>(i)];
         if (s == Dimension(1)) continue;

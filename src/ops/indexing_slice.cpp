@@ -82,6 +82,8 @@ StridedAxis slice_axis(std::int64_t extent, std::int64_t start, std::int64_t sto
                        : 0;
   }
   if (axis.count == 0) axis.start = 0;
+  // One element (or none) needs no step; a huge step kept would overflow the copy's offsets.
+  if (axis.count <= 1) axis.step = 1;
   return axis;
 }
 
