@@ -6,6 +6,7 @@
 
 #include "core/attributes.hpp"
 #include "irlite/error.hpp"
+#include "ops/shape_utils.hpp"
 
 namespace irlite {
 
@@ -52,13 +53,6 @@ std::int64_t upper_of(const Dimension& d) {
 
 Dimension from_ends(std::int64_t lo, std::int64_t hi) {
   return Dimension(lo, hi == INT64_MAX ? Dimension::unbounded : hi);
-}
-
-std::optional<Dimension> intersect(const Dimension& a, const Dimension& b) {
-  const std::int64_t lo = std::max(a.min(), b.min());
-  const std::int64_t hi = std::min(upper_of(a), upper_of(b));
-  if (lo > hi) return std::nullopt;
-  return from_ends(lo, hi);
 }
 
 }  // namespace

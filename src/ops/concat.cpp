@@ -59,7 +59,7 @@ class ConcatOp final : public Op {
           input_error(i, fmt::format("dimension {} of {} differs from the other inputs' {}: only "
                                      "the concatenation axis {} may differ",
                                      d, to_string(s), to_string(dims[d]), *axis));
-        dims[d] = intersect(dims[d], s[d]);
+        dims[d] = *intersect(dims[d], s[d]);
       }
       total = add(total, s[ax]);
     }

@@ -20,19 +20,6 @@
 namespace irlite {
 namespace {
 
-/// The dimensions both intervals allow. The caller checked that they intersect.
-Dimension intersect(const Dimension& a, const Dimension& b) {
-  const std::int64_t lo = std::max(a.min(), b.min());
-  std::int64_t hi = Dimension::unbounded;
-  if (a.has_upper_bound() && b.has_upper_bound())
-    hi = std::min(a.max(), b.max());
-  else if (a.has_upper_bound())
-    hi = a.max();
-  else if (b.has_upper_bound())
-    hi = b.max();
-  return Dimension(lo, hi);
-}
-
 class GatherOp final : public Op {
  public:
   GatherOp(int version, std::int64_t batch_dims) : version_(version), batch_dims_(batch_dims) {}
@@ -98,7 +85,7 @@ class GatherOp final : public Op {
             "data {} and indices {} must have the same first {} dimensions (batch_dims), but "
             "dimension {} differs",
             to_string(data.shape), to_string(indices.shape), batch_dims, i));
-      out.push_back(intersect(d, n));
+      out.push_back(*intersect(d, n));
     }
     if (!axis_value) {
       // OpenVINO's rule: the rank is known, the dimensions after the batch ones are not.

@@ -27,20 +27,6 @@ std::vector<Dimension> as_matrix(const PartialShape& s, bool transpose, bool is_
   return dims;
 }
 
-/// The intersection of two intervals, nullopt when empty.
-std::optional<Dimension> merged(const Dimension& a, const Dimension& b) {
-  const std::int64_t lo = std::max(a.min(), b.min());
-  std::int64_t hi = Dimension::unbounded;
-  if (a.has_upper_bound() && b.has_upper_bound())
-    hi = std::min(a.max(), b.max());
-  else if (a.has_upper_bound())
-    hi = a.max();
-  else if (b.has_upper_bound())
-    hi = b.max();
-  if (hi != Dimension::unbounded && hi < lo) return std::nullopt;
-  return Dimension(lo, hi);
-}
-
 bool is_one(const Dimension& d) {
   return d.is_static() && d.value() == 1;
 }
@@ -67,7 +53,7 @@ class MatMulOp final : public Op {
     const Dimension& ka = x.back();
     const Dimension& kb = y[y.size() - 2];
     // Intervals that cannot meet are accepted, as OpenVINO does: only two static sizes clash.
-    if (!merged(ka, kb) && ka.is_static() && kb.is_static())
+    if (!intersect(ka, kb) && ka.is_static() && kb.is_static())
       op_error(fmt::format("the inner dimensions differ: A {}{} has {} columns, B {}{} has {} rows",
                            to_string(a.shape), transpose_a_ ? " (transposed)" : "", ka.value(),
                            to_string(b.shape), transpose_b_ ? " (transposed)" : "", kb.value()));
@@ -80,7 +66,7 @@ class MatMulOp final : public Op {
         out[i] = y[i];
       } else if (is_one(y[i])) {
         out[i] = x[i];
-      } else if (const auto m = merged(x[i], y[i])) {
+      } else if (const auto m = intersect(x[i], y[i])) {
         out[i] = *m;
       } else if (x[i].is_static() && y[i].is_static()) {
         op_error(fmt::format("the batch dimensions of A {} and B {} do not broadcast: {} and {}",

@@ -40,14 +40,6 @@ inline Dimension add(const Dimension& a, const Dimension& b) {
   return Dimension(lo, hi);
 }
 
-/// The intersection of two compatible intervals (compatible() must hold).
-inline Dimension intersect(const Dimension& a, const Dimension& b) {
-  const std::int64_t lo = std::max(a.min(), b.min());
-  if (!a.has_upper_bound()) return Dimension(lo, b.max());
-  if (!b.has_upper_bound()) return Dimension(lo, a.max());
-  return Dimension(lo, std::min(a.max(), b.max()));
-}
-
 /// A problem with a value an input holds: a value error once the data is real (run time, or
 /// while folding Consts), a shape error of the model while loading.
 [[noreturn]] inline void value_problem(bool run_time, std::size_t index, std::string message) {

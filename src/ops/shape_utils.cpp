@@ -29,19 +29,26 @@ std::size_t row_size(const Tensor& a, const Tensor& b) {
 
 std::int64_t integer_type_max(ElementType type) {
   switch (type) {
-    case ElementType::i8: return INT8_MAX;
-    case ElementType::i16: return INT16_MAX;
-    case ElementType::i32: return INT32_MAX;
-    case ElementType::u8: return UINT8_MAX;
-    case ElementType::u16: return UINT16_MAX;
-    case ElementType::u32: return UINT32_MAX;
-    default: return INT64_MAX;
+    case ElementType::i8:
+      return INT8_MAX;
+    case ElementType::i16:
+      return INT16_MAX;
+    case ElementType::i32:
+      return INT32_MAX;
+    case ElementType::u8:
+      return UINT8_MAX;
+    case ElementType::u16:
+      return UINT16_MAX;
+    case ElementType::u32:
+      return UINT32_MAX;
+    default:
+      return INT64_MAX;
   }
 }
 
 std::optional<Dimension> known_dimension(const ValueInfo& in, std::size_t i) {
-  if (in.value) return i < in.value->size() ? std::optional(Dimension(integer_at(*in.value, i)))
-                                            : std::nullopt;
+  if (in.value)
+    return i < in.value->size() ? std::optional(Dimension(integer_at(*in.value, i))) : std::nullopt;
   if (!in.lower || !in.upper || i >= in.lower->size()) return std::nullopt;
   const std::int64_t lo = std::max<std::int64_t>(0, integer_at(*in.lower, i));
   const std::int64_t hi = integer_at(*in.upper, i);
@@ -69,6 +76,16 @@ std::string value_text(const Tensor& t, std::size_t i) {
       s = fmt::format("{}", v);
   });
   return s;
+}
+
+std::optional<Dimension> intersect(const Dimension& a, const Dimension& b) {
+  const std::int64_t lo = std::max(a.min(), b.min());
+  if (!a.has_upper_bound() && !b.has_upper_bound()) return Dimension(lo, Dimension::unbounded);
+  const std::int64_t hi = !a.has_upper_bound()   ? b.max()
+                          : !b.has_upper_bound() ? a.max()
+                                                 : std::min(a.max(), b.max());
+  if (hi < lo) return std::nullopt;
+  return Dimension(lo, hi);
 }
 
 }  // namespace irlite

@@ -37,6 +37,9 @@ std::int64_t integer_type_max(ElementType type);
 /// which become a dimension.
 std::optional<Dimension> known_dimension(const ValueInfo& in, std::size_t i = 0);
 
+/// The dimensions both intervals allow; nullopt when they do not meet.
+std::optional<Dimension> intersect(const Dimension& a, const Dimension& b);
+
 /// Whether a partial shape can be a scalar (rank 0 or unknown rank).
 inline bool may_be_scalar(const PartialShape& s) { return !s.rank_is_static() || s.rank() == 0; }
 
