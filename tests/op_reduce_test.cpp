@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -376,6 +377,103 @@ TEST_CASE("Reductions: NaN and infinities") {
   Tensor zs = z;
   zs.data<float>()[29] = -0.0f;
   CHECK(std::signbit(run_op("ReduceMin", zs, {0}).data<float>()[0]));
+}
+
+/// The extremum of x under the order of float bits (-0 below +0), or NaN if x holds one.
+template <class T>
+T bit_order_extremum(const std::vector<T>& x, bool min) {
+  T best = min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+  for (const T v : x) {
+    if (std::isnan(v)) return std::numeric_limits<T>::quiet_NaN();
+    const bool above = v > best || (v == best && !std::signbit(v) && std::signbit(best));
+    const bool below = v < best || (v == best && std::signbit(v) && !std::signbit(best));
+    if (min ? below : above) best = v;
+  }
+  return best;
+}
+
+/// Rows drawn from values that break naive vector extrema: both zeros, NaNs of both signs and
+/// payloads, infinities, subnormals and the extreme finite values; all-negative and
+/// all-non-negative rows too. The vector scan gives the maximum and minimum under the order of
+/// the bits (so the sign of a zero result does not depend on lanes or threads), and NaN for any
+/// NaN; folding rows element-wise gives the same values (zeros compare equal there) and NaN.
+template <class T>
+void check_extrema_on_hostile_values(std::mt19937& rng) {
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  const auto from_bits = [](Bits b) { return std::bit_cast<T>(b); };
+  const T qnan = std::numeric_limits<T>::quiet_NaN();
+  const Bits sign = Bits(1) << (sizeof(T) * 8 - 1);
+  const std::vector<T> pool = {T(0),
+                               -T(0),
+                               T(1.5),
+                               T(-1.5),
+                               T(-2.5),
+                               std::numeric_limits<T>::infinity(),
+                               -std::numeric_limits<T>::infinity(),
+                               std::numeric_limits<T>::max(),
+                               std::numeric_limits<T>::lowest(),
+                               std::numeric_limits<T>::denorm_min(),
+                               -std::numeric_limits<T>::denorm_min(),
+                               qnan,
+                               from_bits(std::bit_cast<Bits>(qnan) | sign),       // -NaN
+                               from_bits(std::bit_cast<Bits>(qnan) | Bits(1)),    // payload
+                               from_bits(std::bit_cast<Bits>(-qnan) | Bits(3))};  // both
+  const std::size_t nans = 11;  // pool[nans..] are NaN
+  for (int trial = 0; trial < 400; ++trial) {
+    const auto n = std::uniform_int_distribution<std::size_t>(1, 300)(rng);
+    // Which values a row may take: NaN rarely, and some rows of one sign only.
+    const int flavour = trial % 5;
+    std::vector<T> row(n);
+    for (T& v : row) {
+      std::size_t k;
+      do {
+        k = std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(rng);
+      } while ((k >= nans && (flavour != 0 || rng() % 50 != 0)) ||
+               (flavour == 1 && !std::signbit(pool[k])) ||
+               (flavour == 2 && std::signbit(pool[k])) || (flavour == 3 && pool[k] != 0));
+      v = pool[k];
+    }
+    CAPTURE(n);
+    CAPTURE(flavour);
+    const Shape shape{static_cast<std::int64_t>(n)};
+    const std::vector<std::int64_t> axes{0};
+    T got_max, got_min;
+    reduce<ReduceMaxKind>(Parallel(), row.data(), shape, axes, &got_max);
+    reduce<ReduceMinKind>(Parallel(), row.data(), shape, axes, &got_min);
+    const T want_max = bit_order_extremum(row, false), want_min = bit_order_extremum(row, true);
+    if (std::isnan(want_max)) {
+      CHECK(std::isnan(got_max));
+      CHECK(std::isnan(got_min));
+    } else {
+      CHECK(std::bit_cast<Bits>(got_max) == std::bit_cast<Bits>(want_max));
+      CHECK(std::bit_cast<Bits>(got_min) == std::bit_cast<Bits>(want_min));
+    }
+    // The same values as 3 rows to fold element-wise; wide rows take two rows a pass.
+    const std::size_t width = trial % 2 == 0 ? n : 4500;
+    std::vector<T> rows(3 * width);
+    for (T& v : rows) v = row[std::uniform_int_distribution<std::size_t>(0, n - 1)(rng)];
+    const Shape shape2{3, static_cast<std::int64_t>(width)};
+    std::vector<T> fold_max(width), fold_min(width);
+    reduce<ReduceMaxKind>(Parallel(), rows.data(), shape2, axes, fold_max.data());
+    reduce<ReduceMinKind>(Parallel(), rows.data(), shape2, axes, fold_min.data());
+    for (std::size_t j = 0; j < width; ++j) {
+      const std::vector<T> column{rows[j], rows[width + j], rows[2 * width + j]};
+      const T m = bit_order_extremum(column, false), mn = bit_order_extremum(column, true);
+      if (std::isnan(m)) {
+        REQUIRE(std::isnan(fold_max[j]));
+        REQUIRE(std::isnan(fold_min[j]));
+      } else {
+        REQUIRE(fold_max[j] == m);
+        REQUIRE(fold_min[j] == mn);
+      }
+    }
+  }
+}
+
+TEST_CASE("Reductions: ReduceMax and ReduceMin on zeros of both signs, NaNs and extremes") {
+  std::mt19937 rng(11);
+  check_extrema_on_hostile_values<float>(rng);
+  check_extrema_on_hostile_values<double>(rng);
 }
 
 /// The bytes of a boolean tensor.
