@@ -80,24 +80,6 @@ C extremum_start() {
     return kMin ? std::numeric_limits<C>::max() : std::numeric_limits<C>::lowest();
 }
 
-/// How far ahead of a contiguous scan to prefetch: the hardware prefetcher alone leaves a scan of
-/// memory-resident data about 10 % below the read bandwidth on the machines measured (a float
-/// maximum over 256 MiB: 7.15 ms, 6.6 with the prefetch 4 or 8 KiB ahead, 7.1 at 2 KiB).
-inline constexpr std::int64_t kPrefetchBytes = 8192;
-
-/// Prefetches the two cache lines that a scan four vectors a step at x + i reads kPrefetchBytes
-/// later, when they lie inside x[0..readable). A scan of one row of many passes the rows after
-/// its own as readable, so that the next row is on its way when this one ends.
-template <class T>
-IRLITE_INLINE void prefetch_ahead(const T* x, std::int64_t i, std::int64_t readable) {
-  constexpr std::int64_t kAhead = kPrefetchBytes / static_cast<std::int64_t>(sizeof(T));
-  constexpr std::int64_t kLine = 64 / static_cast<std::int64_t>(sizeof(T));
-  if (i + kAhead + 2 * kLine <= readable) {
-    __builtin_prefetch(x + i + kAhead);
-    __builtin_prefetch(x + i + kAhead + kLine);
-  }
-}
-
 /// The extremum of x[0..n), n >= 0, for the native types, NaN if one is there, in one pass;
 /// x[0..readable) may be prefetched (readable >= n).
 ///
@@ -145,7 +127,7 @@ IRLITE_MULTIVERSION T scan_extremum(const T* __restrict x, std::int64_t n, std::
         w = simd::min(w, std::bit_cast<VW>(b));
       };
       for (; i + 4 * L <= n; i += 4 * L) {
-        prefetch_ahead(x, i, readable);
+        simd::prefetch_ahead<4 * sizeof(simd::vec<T>)>(x, i, readable);
         step(s0, u0, w0, x + i);
         step(s1, u1, w1, x + i + L);
         step(s2, u2, w2, x + i + 2 * L);
@@ -184,7 +166,7 @@ IRLITE_MULTIVERSION T scan_extremum(const T* __restrict x, std::int64_t n, std::
       V m0 = simd::broadcast(best);
       V m1 = m0, m2 = m0, m3 = m0;
       for (; i + 4 * L <= n; i += 4 * L) {
-        prefetch_ahead(x, i, readable);
+        simd::prefetch_ahead<4 * sizeof(simd::vec<T>)>(x, i, readable);
         m0 = pick(m0, simd::load(x + i));
         m1 = pick(m1, simd::load(x + i + L));
         m2 = pick(m2, simd::load(x + i + 2 * L));
@@ -272,7 +254,7 @@ IRLITE_MULTIVERSION T scan_native(const T* __restrict x, std::int64_t n, std::in
     V a0 = simd::broadcast(r);
     V a1 = a0, a2 = a0, a3 = a0;
     for (; i + 4 * L <= n; i += 4 * L) {
-      prefetch_ahead(x, i, readable);
+      simd::prefetch_ahead<4 * sizeof(simd::vec<T>)>(x, i, readable);
       a0 = Step::vec(a0, simd::load(x + i));
       a1 = Step::vec(a1, simd::load(x + i + L));
       a2 = Step::vec(a2, simd::load(x + i + 2 * L));

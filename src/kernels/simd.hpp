@@ -44,9 +44,9 @@ template <class T>
 struct vec_traits;
 
 // The vector_size attribute cannot take a dependent type, hence one specialisation per type.
-#define IRLITE_SIMD_VEC(T)                                            \
-  template <>                                                         \
-  struct vec_traits<T> {                                              \
+#define IRLITE_SIMD_VEC(T)                                                    \
+  template <>                                                                 \
+  struct vec_traits<T> {                                                      \
     typedef T type __attribute__((vector_size(kBytes), aligned(alignof(T)))); \
   };
 IRLITE_SIMD_VEC(float)
@@ -63,10 +63,9 @@ IRLITE_SIMD_VEC(std::uint64_t)
 
 /// Whether T has a vector type here (the native arithmetic types; not the 16-bit floats).
 template <class T>
-inline constexpr bool has_vec =
-    std::is_same_v<T, float> || std::is_same_v<T, double> ||
-    (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8 &&
-     (sizeof(T) != 1 || !std::is_same_v<T, char>));
+inline constexpr bool has_vec = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                                 sizeof(T) <= 8 && (sizeof(T) != 1 || !std::is_same_v<T, char>));
 
 /// A vector of T: lanes<T> elements.
 template <class T>
@@ -193,6 +192,27 @@ IRLITE_INLINE std::uint32_t lane_bits(M m) {
 #endif
 }
 
+/// How far ahead of a contiguous scan to prefetch: the hardware prefetcher alone leaves a scan of
+/// memory-resident data about 10 % below the read bandwidth on the machines measured (a float
+/// maximum over 256 MiB at one thread: 7.15 ms, 6.6 with the prefetch 4 or 8 KiB ahead, 7.1 at
+/// 2 KiB).
+inline constexpr std::int64_t kPrefetchBytes = 8192;
+
+/// For a scan that reads `Bytes` at x + i per step: prefetches the cache lines it reads
+/// kPrefetchBytes later, when they lie inside x[0..readable). A scan of one row of many may pass
+/// the rows after its own as readable, so that the next row is on its way when this one ends.
+template <std::size_t Bytes, class T>
+IRLITE_INLINE void prefetch_ahead(const T* x, std::int64_t i, std::int64_t readable) {
+  constexpr auto kSize = static_cast<std::int64_t>(sizeof(T));
+  constexpr std::int64_t kAhead = kPrefetchBytes / kSize;
+  constexpr std::int64_t kLine = 64 / kSize;
+  constexpr auto kStep = static_cast<std::int64_t>(Bytes) / kSize;
+  static_assert(Bytes % 64 == 0);
+  if (i + kAhead + kStep <= readable) {
+    for (std::int64_t l = 0; l < kStep; l += kLine) __builtin_prefetch(x + i + kAhead + l);
+  }
+}
+
 namespace detail {
 
 /// v with lane i swapped for lane i ^ Half.
@@ -202,7 +222,7 @@ IRLITE_INLINE V swap_lanes(V v, std::index_sequence<I...>) {
   return __builtin_shufflevector(v, v, (I ^ Half)...);
 #else
   using M = decltype(v > v);
-  return __builtin_shuffle(v, M{static_cast<lane_t<M>>(I ^ Half)...});
+  return __builtin_shuffle(v, M{static_cast<lane_t<M> >(I ^ Half)...});
 #endif
 }
 

@@ -89,7 +89,7 @@ constexpr Key<T> mode_flip(bool max) {
   if constexpr (kKeyBits<T> == 8 * sizeof(Key<T>))
     return static_cast<Key<T>>(~Key<T>{0});
   else
-    return static_cast<Key<T>>((Key<T>{1} << kKeyBits<T>) - 1);
+    return static_cast<Key<T>>((Key<T>{1} << kKeyBits<T>)-1);
 }
 
 // ---- Entries: a key with its index, compared as a strict total order ---------------------------
@@ -317,6 +317,7 @@ IRLITE_MULTIVERSION void filter_row(const T* x, std::int64_t begin, std::int64_t
   vec<D> tv = simd::broadcast(t);
   for (; j + B <= end; j += B) {
     const T* p = x + j;
+    simd::prefetch_ahead<B * sizeof(T)>(x, j, end);
     auto m = row_may_beat<Max, Dom>(Dom::load(p), tv);
 #pragma GCC unroll 16
     for (std::int64_t v = 1; v < kBlockVectors; ++v)
@@ -449,7 +450,8 @@ IRLITE_MULTIVERSION std::int64_t indices_at_least(const K* keys, std::int64_t n,
   const vec<K> lv = simd::broadcast(low);
   std::int64_t m = 0, j = 0;
   for (; j + L <= n; j += L) {
-    for (std::uint32_t bits = simd::lane_bits(simd::load(keys + j) >= lv); bits != 0; bits &= bits - 1)
+    for (std::uint32_t bits = simd::lane_bits(simd::load(keys + j) >= lv); bits != 0;
+         bits &= bits - 1)
       at[m++] = static_cast<std::uint32_t>(j + std::countr_zero(bits));
   }
   for (; j < n; ++j) {
@@ -578,7 +580,8 @@ std::int64_t grain_for(std::int64_t work_per_item) {
 }
 
 template <class T>
-inline constexpr std::int64_t kLanes = static_cast<std::int64_t>(simd::lanes<typename Domain<T>::D>);
+inline constexpr std::int64_t kLanes =
+    static_cast<std::int64_t>(simd::lanes<typename Domain<T>::D>);
 
 /// Slices along the innermost axis (inner = 1), k small: the row filter, over rows or, for
 /// fewer rows than threads, over parts of each row.
@@ -626,17 +629,17 @@ template <bool Max, class E, class T, class TIndex>
 void rows_by_select(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_t n,
                     std::int64_t k, bool by_index, T* values, TIndex* indices) {
   constexpr Key<T> flip = mode_flip<T>(Max);
-  parallel.for_range(static_cast<std::size_t>(outer), static_cast<std::size_t>(grain_for(n)),
-                     [&](std::size_t begin, std::size_t end, std::size_t) {
-                       SelectScratch<E> s(n);
-                       for (auto o = static_cast<std::int64_t>(begin);
-                            o < static_cast<std::int64_t>(end); ++o) {
-                         const T* x = in + o * n;
-                         compute_keys(x, n, flip, s.keys.data());
-                         const auto* e = select_keys<E, kKeyBits<T>>(s.keys.data(), n, k, by_index, s);
-                         write_slice<E>(e, k, x, 1, values + o * k, indices + o * k);
-                       }
-                     });
+  parallel.for_range(
+      static_cast<std::size_t>(outer), static_cast<std::size_t>(grain_for(n)),
+      [&](std::size_t begin, std::size_t end, std::size_t) {
+        SelectScratch<E> s(n);
+        for (auto o = static_cast<std::int64_t>(begin); o < static_cast<std::int64_t>(end); ++o) {
+          const T* x = in + o * n;
+          compute_keys(x, n, flip, s.keys.data());
+          const auto* e = select_keys<E, kKeyBits<T>>(s.keys.data(), n, k, by_index, s);
+          write_slice<E>(e, k, x, 1, values + o * k, indices + o * k);
+        }
+      });
 }
 
 /// Blocks of neighbouring columns for slices along an outer axis: `count` blocks of `width`
@@ -703,8 +706,7 @@ void columns_by_select(const Parallel& parallel, const T* in, std::int64_t outer
                        TIndex* indices) {
   using K = typename E::K;
   constexpr Key<T> flip = mode_flip<T>(Max);
-  const std::int64_t max_width =
-      std::clamp<std::int64_t>(kGatherKeys / n, 1, kMaxGather);
+  const std::int64_t max_width = std::clamp<std::int64_t>(kGatherKeys / n, 1, kMaxGather);
   const ColumnBlocks blocks = plan_columns(inner, outer, max_width, 1, parallel.threads());
   const std::int64_t items = outer * blocks.count;
   parallel.for_range(
@@ -844,18 +846,18 @@ void topk(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_
   topk_detail::dispatch<false>(parallel, in, outer, n, inner, k, mode, sort, values, indices);
 }
 
-#define IRLITE_TOPK_INSTANTIATE(T, TIndex)                                                       \
+#define IRLITE_TOPK_INSTANTIATE(T, TIndex)                                                      \
   template void topk<T, TIndex>(const Parallel&, const T*, std::int64_t, std::int64_t,          \
-                                std::int64_t, std::int64_t, TopKMode, TopKSort, T*, TIndex*);  \
-  template void topk_detail::topk_unpacked<T, TIndex>(const Parallel&, const T*, std::int64_t, \
+                                std::int64_t, std::int64_t, TopKMode, TopKSort, T*, TIndex*);   \
+  template void topk_detail::topk_unpacked<T, TIndex>(const Parallel&, const T*, std::int64_t,  \
                                                       std::int64_t, std::int64_t, std::int64_t, \
                                                       TopKMode, TopKSort, T*, TIndex*);
-#define IRLITE_TOPK_SCRATCH_INSTANTIATE(T) \
+#define IRLITE_TOPK_SCRATCH_INSTANTIATE(T)                                                     \
   template std::size_t topk_scratch<T>(std::int64_t, std::int64_t, std::int64_t, std::int64_t, \
                                        unsigned);
-#define IRLITE_TOPK_INSTANTIATE_BOTH(T)                                               \
-  IRLITE_TOPK_INSTANTIATE(T, std::int32_t) IRLITE_TOPK_INSTANTIATE(T, std::int64_t) \
-  IRLITE_TOPK_SCRATCH_INSTANTIATE(T)
+#define IRLITE_TOPK_INSTANTIATE_BOTH(T)    \
+  IRLITE_TOPK_INSTANTIATE(T, std::int32_t) \
+  IRLITE_TOPK_INSTANTIATE(T, std::int64_t) IRLITE_TOPK_SCRATCH_INSTANTIATE(T)
 
 IRLITE_TOPK_INSTANTIATE_BOTH(float16)
 IRLITE_TOPK_INSTANTIATE_BOTH(bfloat16)
