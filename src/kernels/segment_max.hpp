@@ -32,7 +32,7 @@ namespace segment_max_fast {
 /// dst[j] = max(dst[j], src[j]) for j < n, NaN from either side winning (the same rule as
 /// segment_max_detail::max_nan, so results match the plain kernel bit for bit).
 template <class T>
-IRLITE_MULTIVERSION void max_into(T* __restrict dst, const T* __restrict src, std::size_t n) {
+IRLITE_INLINE void max_into(T* __restrict dst, const T* __restrict src, std::size_t n) {
   using V = simd::vec<T>;
   constexpr std::size_t L = simd::lanes<T>;
   std::size_t j = 0;
@@ -96,10 +96,11 @@ IRLITE_INLINE std::size_t run_end(const I* ids, std::size_t j, std::size_t end, 
 /// One thread's share: rows [begin, end), owning output segments [first, last). Returns the first
 /// bad id in the range; after one, nothing more is written.
 template <class T, class I>
-IRLITE_MULTIVERSION std::optional<SegmentIdProblem> reduce_range(const T* data, const I* ids, std::size_t begin,
-                                             std::size_t end, std::size_t row_size,
-                                             std::size_t first, std::size_t last, T fill,
-                                             T* out) {
+IRLITE_MULTIVERSION std::optional<SegmentIdProblem> reduce_range(const T* data, const I* ids,
+                                                                 std::size_t begin, std::size_t end,
+                                                                 std::size_t row_size,
+                                                                 std::size_t first,
+                                                                 std::size_t last, T fill, T* out) {
   std::optional<SegmentIdProblem> problem;
   std::size_t next = first;  // the first owned segment not written yet
   std::size_t i = begin;
@@ -126,8 +127,14 @@ IRLITE_MULTIVERSION std::optional<SegmentIdProblem> reduce_range(const T* data, 
       if (row_size == 1) {
         *dst = run_max(data + i, j - i);
       } else {
+        const auto rows = static_cast<std::int64_t>(end * row_size);
+        const auto size = static_cast<std::int64_t>(row_size);
+        simd::prefetch_ahead(data, static_cast<std::int64_t>(i * row_size), size, rows);
         std::copy_n(data + i * row_size, row_size, dst);
-        for (std::size_t r = i + 1; r < j; ++r) max_into(dst, data + r * row_size, row_size);
+        for (std::size_t r = i + 1; r < j; ++r) {
+          simd::prefetch_ahead(data, static_cast<std::int64_t>(r * row_size), size, rows);
+          max_into(dst, data + r * row_size, row_size);
+        }
       }
     } else {
       std::copy_n(data + i * row_size, row_size, dst);
@@ -189,6 +196,8 @@ IRLITE_MULTIVERSION std::optional<SegmentIdProblem> reduce_range_1d(
   std::size_t run = begin;   // where the current segment's rows start
   std::size_t next = first;  // the first owned segment not written yet
   for (std::size_t base = begin; base + kBlock < end; base += kBlock) {
+    const auto at = static_cast<std::int64_t>(base), limit = static_cast<std::int64_t>(end);
+    simd::prefetch_ahead<kBlock * sizeof(I)>(ids, at, limit);
     std::uint64_t ends = 0;  // bit k: the segment of row base + k ends there
 #pragma GCC unroll 16
     for (std::size_t v = 0; v < kBlock; v += L) {
@@ -248,11 +257,13 @@ template <class T, class I>
   bool even = true;
   for (std::size_t c = 1; c < parts; ++c) {
     std::size_t b = std::max(rows / parts * c, border[c - 1]);
-    if (b > 0 && b < rows) b = static_cast<std::size_t>(std::upper_bound(ids + b, ids + rows, ids[b - 1]) - ids);
+    if (b > 0 && b < rows)
+      b = static_cast<std::size_t>(std::upper_bound(ids + b, ids + rows, ids[b - 1]) - ids);
     border[c] = b;
     if (b < rows) {
       if (ids[b] < 0) even = false;
-      segment[c] = std::min<std::size_t>(static_cast<std::size_t>(std::max<I>(ids[b], 0)), num_segments);
+      segment[c] =
+          std::min<std::size_t>(static_cast<std::size_t>(std::max<I>(ids[b], 0)), num_segments);
     }
     if (segment[c] < segment[c - 1]) even = false;
   }

@@ -213,6 +213,18 @@ IRLITE_INLINE void prefetch_ahead(const T* x, std::int64_t i, std::int64_t reada
   }
 }
 
+/// The same for a step of `count` elements, count known at run time (a row of a tensor).
+template <class T>
+IRLITE_INLINE void prefetch_ahead(const T* x, std::int64_t i, std::int64_t count,
+                                  std::int64_t readable) {
+  constexpr auto kSize = static_cast<std::int64_t>(sizeof(T));
+  constexpr std::int64_t kAhead = kPrefetchBytes / kSize;
+  constexpr std::int64_t kLine = 64 / kSize;
+  if (i + kAhead + count <= readable) {
+    for (std::int64_t l = 0; l < count; l += kLine) __builtin_prefetch(x + i + kAhead + l);
+  }
+}
+
 namespace detail {
 
 /// v with lane i swapped for lane i ^ Half.
