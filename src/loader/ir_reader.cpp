@@ -19,6 +19,7 @@
 #endif
 
 #include "core/attributes.hpp"
+#include "core/buffer.hpp"
 #include "core/file.hpp"
 #include "core/ir_element_types.hpp"
 #include "graph/order.hpp"
@@ -390,6 +391,7 @@ class Reader {
     for (pugi::xml_node n = layers.first_child(); n; n = n.next_sibling())
       count += named(n.name(), "layer");
     graph_.nodes.reserve(count);
+    advise_huge_pages(graph_.nodes.data(), count * sizeof(Node));
     ids_.reserve(count);
     // The text before a layer is done with, unless the <edges> are in it.
     const bool release = !edges_ || edges_.offset_debug() > layers.offset_debug();
