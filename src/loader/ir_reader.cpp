@@ -309,10 +309,12 @@ class Reader {
   }
 
   /// Releases the text before element `n`: what the reader takes from the document it takes in
-  /// document order, and copies.
+  /// document order, and copies. Only at every kReleaseEvery-th call: the text goes back in
+  /// steps of megabytes, and finding an element's offset is not free.
   void release_before(const pugi::xml_node& n) {
+    if (!text_ || ++release_calls_ % kReleaseEvery != 0) return;
     const std::ptrdiff_t offset = n.offset_debug();
-    if (text_ && offset > 0) text_->release_before(static_cast<std::size_t>(offset - 1));
+    if (offset > 0) text_->release_before(static_cast<std::size_t>(offset - 1));
   }
 
   /// Refuses a text in UTF-16 or UTF-32, which pugixml would read as UTF-8 and report as
@@ -617,7 +619,7 @@ class Reader {
       dims_.clear();
       for (pugi::xml_node dim = port.first_child(); dim; dim = dim.next_sibling()) {
         if (!named(dim.name(), "dim")) continue;
-        const char* text = dim.text().get();
+        const char* text = dim.child_value();
         const auto d = parse_dim(text);
         if (!d || *d < -1) {
           fail(ErrorCode::format, fmt::format("dimension '{}' must be an integer >= -1", text),
@@ -941,6 +943,8 @@ class Reader {
   Diagnostics& diag_;
   const OpResolver& resolve_;
   XmlText* text_ = nullptr;  ///< the text parsed in place, released as it is read
+  static constexpr std::size_t kReleaseEvery = 64;
+  std::size_t release_calls_ = 0;
   LineIndex lines_;
   pugi::xml_document doc_;
   pugi::xml_node root_, edges_;
