@@ -129,6 +129,9 @@ class LineIndex {
   LineIndex() = default;
   explicit LineIndex(std::string_view text) {
     const std::size_t words = text.size() / 64 + 1;  // one more: an offset may be text.size()
+    // A bit per byte of text: megabytes for a large model, filled at once.
+    bits_.reserve(words);
+    advise_huge_pages(bits_.data(), words * sizeof(std::uint64_t));
     bits_.resize(words);
     blocks_.resize((words + kBlockWords - 1) / kBlockWords);
     // One pass: the blocks are counted while the words are fresh.
