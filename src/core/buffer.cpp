@@ -49,6 +49,19 @@ std::shared_ptr<void> map_huge(std::size_t bytes) {
 
 }  // namespace
 
+void advise_huge_pages(void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  if (bytes < kHugePageThreshold) return;
+  const auto base = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t start = round_up(base, kHugePage);
+  const std::uintptr_t end = (base + bytes) / kHugePage * kHugePage;
+  if (start < end) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 std::shared_ptr<void> allocate_buffer(std::size_t bytes, bool zeroed) {
   if (bytes >= kHugePageThreshold) return map_huge(bytes);
   void* p = ::operator new(bytes ? bytes : 1, std::align_val_t{kAlignment});

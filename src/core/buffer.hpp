@@ -26,6 +26,12 @@ std::size_t physical_memory();
 /// requested: a large output then costs a few hundred page faults instead of thousands.
 inline constexpr std::size_t kHugePageThreshold = std::size_t{4} << 20;
 
+/// Asks for transparent huge pages on the whole 2 MiB steps inside [data, data + bytes), when
+/// that range is at least kHugePageThreshold long: for a large array that is about to be filled
+/// (the loader's nodes of a model with 10^5 layers), a few faults instead of thousands. Only a
+/// request, and the memory must be a mapping of its own (as malloc gives for large blocks).
+void advise_huge_pages(void* data, std::size_t bytes);
+
 /// `bytes` of memory (at least one), aligned to 64 bytes, owned by the returned pointer and
 /// freed with its last copy. The contents are unspecified unless `zeroed`. Throws
 /// std::bad_alloc.

@@ -49,7 +49,9 @@ bool same_static_shape(const PartialShape& partial, const Shape& shape) {
 // its rule, which reports the problem then, as it always did.
 bool outputs_fixed(const Graph& graph, const Node& node, const ExecPlan& plan,
                    const ExecPlan::Step& step, std::vector<ValueInfo>& infos) {
-  infos.clear();
+  // The entries of `infos` are reused from layer to layer: assigning a shape into one reuses
+  // its storage, where a fresh entry would allocate for every input of every layer.
+  if (infos.size() < node.inputs.size()) infos.resize(node.inputs.size());
   for (std::size_t k = 0; k < node.inputs.size(); ++k) {
     const Node& src = graph.nodes[node.inputs[k].source_node];
     const OutputPort& port = src.outputs[node.inputs[k].source_output];
@@ -59,11 +61,15 @@ bool outputs_fixed(const Graph& graph, const Node& node, const ExecPlan& plan,
       if (src.kind() != OpKind::constant || !src.has_value) return false;
       value = &src.value;
     }
-    infos.push_back({port.type, port.shape, value});
+    ValueInfo& info = infos[k];
+    info.type = port.type;
+    info.shape = port.shape;
+    info.value = value;
   }
   std::vector<OutputInfo> outputs;
   try {
-    outputs = node.op->infer(infos, Phase::run);
+    outputs =
+        node.op->infer(std::span<const ValueInfo>(infos.data(), node.inputs.size()), Phase::run);
   } catch (const Error&) {
     return false;
   }

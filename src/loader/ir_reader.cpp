@@ -19,6 +19,7 @@
 #endif
 
 #include "core/attributes.hpp"
+#include "core/buffer.hpp"
 #include "core/file.hpp"
 #include "core/ir_element_types.hpp"
 #include "graph/order.hpp"
@@ -128,6 +129,9 @@ class LineIndex {
   LineIndex() = default;
   explicit LineIndex(std::string_view text) {
     const std::size_t words = text.size() / 64 + 1;  // one more: an offset may be text.size()
+    // A bit per byte of text: megabytes for a large model, filled at once.
+    bits_.reserve(words);
+    advise_huge_pages(bits_.data(), words * sizeof(std::uint64_t));
     bits_.resize(words);
     blocks_.resize((words + kBlockWords - 1) / kBlockWords);
     // One pass: the blocks are counted while the words are fresh.
@@ -308,10 +312,12 @@ class Reader {
   }
 
   /// Releases the text before element `n`: what the reader takes from the document it takes in
-  /// document order, and copies.
+  /// document order, and copies. Only at every kReleaseEvery-th call: the text goes back in
+  /// steps of megabytes, and finding an element's offset is not free.
   void release_before(const pugi::xml_node& n) {
+    if (!text_ || ++release_calls_ % kReleaseEvery != 0) return;
     const std::ptrdiff_t offset = n.offset_debug();
-    if (text_ && offset > 0) text_->release_before(static_cast<std::size_t>(offset - 1));
+    if (offset > 0) text_->release_before(static_cast<std::size_t>(offset - 1));
   }
 
   /// Refuses a text in UTF-16 or UTF-32, which pugixml would read as UTF-8 and report as
@@ -390,6 +396,7 @@ class Reader {
     for (pugi::xml_node n = layers.first_child(); n; n = n.next_sibling())
       count += named(n.name(), "layer");
     graph_.nodes.reserve(count);
+    advise_huge_pages(graph_.nodes.data(), count * sizeof(Node));
     ids_.reserve(count);
     // The text before a layer is done with, unless the <edges> are in it.
     const bool release = !edges_ || edges_.offset_debug() > layers.offset_debug();
@@ -615,7 +622,7 @@ class Reader {
       dims_.clear();
       for (pugi::xml_node dim = port.first_child(); dim; dim = dim.next_sibling()) {
         if (!named(dim.name(), "dim")) continue;
-        const char* text = dim.text().get();
+        const char* text = dim.child_value();
         const auto d = parse_dim(text);
         if (!d || *d < -1) {
           fail(ErrorCode::format, fmt::format("dimension '{}' must be an integer >= -1", text),
@@ -939,6 +946,8 @@ class Reader {
   Diagnostics& diag_;
   const OpResolver& resolve_;
   XmlText* text_ = nullptr;  ///< the text parsed in place, released as it is read
+  static constexpr std::size_t kReleaseEvery = 64;
+  std::size_t release_calls_ = 0;
   LineIndex lines_;
   pugi::xml_document doc_;
   pugi::xml_node root_, edges_;

@@ -125,16 +125,28 @@ class ReduceOp final : public Op {
     const PartialShape& in = data.shape;
     if (in.rank_is_static() && axes.value) {
       const std::int64_t rank = in.rank();
-      std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
+      // The reduced axes as bits: without an allocation for the ranks models have, as the rule
+      // runs for every reduction at load and again when the run is planned.
+      constexpr std::int64_t kWord = 64;
+      std::uint64_t few = 0;
+      std::vector<bool> many(static_cast<std::size_t>(rank > kWord ? rank : 0), false);
+      const auto reduced = [&](std::int64_t i) {
+        return rank > kWord ? static_cast<bool>(many[static_cast<std::size_t>(i)])
+                            : (few >> i & 1) != 0;
+      };
       // Duplicate axes are accepted (the spec forbids them, OpenVINO does not): one reduction.
       const bool run_time = phase == Phase::run || data.value != nullptr;
-      for (const std::int64_t a : normalized_axes(*axes.value, rank, run_time))
-        reduced[static_cast<std::size_t>(a)] = true;
+      for (const std::int64_t a : normalized_axes(*axes.value, rank, run_time)) {
+        if (rank > kWord)
+          many[static_cast<std::size_t>(a)] = true;
+        else
+          few |= std::uint64_t{1} << a;
+      }
       std::vector<Dimension> dims;
-      dims.reserve(reduced.size());
-      for (std::size_t i = 0; i < reduced.size(); ++i) {
-        if (!reduced[i])
-          dims.push_back(in[i]);
+      dims.reserve(static_cast<std::size_t>(rank));
+      for (std::int64_t i = 0; i < rank; ++i) {
+        if (!reduced(i))
+          dims.push_back(in[static_cast<std::size_t>(i)]);
         else if (keep_dims_)
           dims.emplace_back(1);
       }
