@@ -1,14 +1,15 @@
 // The thread pool and the work split the kernels rely on.
 
+#include "core/parallel.hpp"
+
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
-
-#include "core/parallel.hpp"
 
 using namespace irlite;
 
@@ -67,11 +68,30 @@ TEST_CASE("parallel: tasks run on distinct threads, and a task's exception reach
   CHECK(count == 200);
 }
 
+TEST_CASE("parallel: workers pick up runs whether polling or asleep, with any number of tasks") {
+  // Back-to-back runs meet polling workers; runs after a pause longer than the polling (200 us)
+  // must wake sleeping ones. Fewer tasks than threads leave workers idle for a run, and the
+  // next run must still reach them. The pools of 2 threads poll on this machine; those of 8
+  // sleep at once (more threads than CPUs).
+  for (unsigned threads : {2u, 3u, 8u}) {
+    CAPTURE(threads);
+    ThreadPool pool(threads);
+    for (int round = 0; round < 60; ++round) {
+      const unsigned tasks = 2 + static_cast<unsigned>(round) % (threads - 1);
+      std::vector<std::atomic<int>> ran(threads);
+      pool.run(tasks, [&](unsigned t) { ++ran[t]; });
+      for (unsigned t = 0; t < threads; ++t) CHECK(ran[t] == (t < tasks ? 1 : 0));
+      if (round % 10 == 9) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+}
+
 TEST_CASE("parallel: a serial Parallel runs inline") {
   const Parallel par;
   CHECK(par.threads() == 1);
   std::thread::id id;
-  par.for_range(10, 1, [&](std::size_t, std::size_t, std::size_t) { id = std::this_thread::get_id(); });
+  par.for_range(10, 1,
+                [&](std::size_t, std::size_t, std::size_t) { id = std::this_thread::get_id(); });
   CHECK(id == std::this_thread::get_id());
   CHECK(available_cpus() >= 1);
 }

@@ -4,6 +4,7 @@
 // never depends on timing.
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -38,8 +39,9 @@ class ThreadPool {
       return;
     }
     using Fn = std::remove_reference_t<F>;
-    run_erased(tasks, [](void* f, unsigned t) { (*static_cast<Fn*>(f))(t); },
-               const_cast<void*>(static_cast<const void*>(&fn)));
+    run_erased(
+        tasks, [](void* f, unsigned t) { (*static_cast<Fn*>(f))(t); },
+        const_cast<void*>(static_cast<const void*>(&fn)));
   }
 
  private:
@@ -48,17 +50,23 @@ class ThreadPool {
   void worker(unsigned index);
   void run_task(unsigned index);
 
+  // A task is published by bumping generation_; idle workers first poll it for a while (see
+  // kSpin in parallel.cpp), then sleep on start_. The caller spins on pending_ the same way
+  // before sleeping on done_. sleepers_ and error_ are guarded by mutex_; task_, context_ and
+  // tasks_ are written before generation_ is bumped and read after it is seen.
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_;
   std::condition_variable done_;
-  std::size_t generation_ = 0;
+  std::atomic<std::size_t> generation_{0};
+  std::atomic<unsigned> pending_{0};
+  std::atomic<bool> stop_{false};
+  unsigned sleepers_ = 0;
   unsigned tasks_ = 0;
-  unsigned pending_ = 0;
   Task task_ = nullptr;
   void* context_ = nullptr;
   std::exception_ptr error_;
-  bool stop_ = false;
+  const bool spin_;  // whether waits poll before sleeping
 };
 
 /// What a kernel gets to run parallel loops: a pool, or nothing (one thread).
