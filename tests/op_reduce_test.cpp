@@ -448,16 +448,19 @@ void check_extrema_on_hostile_values(std::mt19937& rng) {
       CHECK(std::bit_cast<Bits>(got_max) == std::bit_cast<Bits>(want_max));
       CHECK(std::bit_cast<Bits>(got_min) == std::bit_cast<Bits>(want_min));
     }
-    // The same values as 3 rows to fold element-wise; wide rows take two rows a pass.
+    // The same values as 40 rows to fold element-wise; wide rows take two rows a pass, and
+    // threads split the rows (40 rows: two ranges of at least 16).
     const std::size_t width = trial % 2 == 0 ? n : 4500;
-    std::vector<T> rows(3 * width);
+    constexpr std::size_t kRows = 40;
+    std::vector<T> rows(kRows * width);
     for (T& v : rows) v = row[std::uniform_int_distribution<std::size_t>(0, n - 1)(rng)];
-    const Shape shape2{3, static_cast<std::int64_t>(width)};
+    const Shape shape2{static_cast<std::int64_t>(kRows), static_cast<std::int64_t>(width)};
     std::vector<T> fold_max(width), fold_min(width);
     reduce<ReduceMaxKind>(Parallel(), rows.data(), shape2, axes, fold_max.data());
     reduce<ReduceMinKind>(Parallel(), rows.data(), shape2, axes, fold_min.data());
     for (std::size_t j = 0; j < width; ++j) {
-      const std::vector<T> column{rows[j], rows[width + j], rows[2 * width + j]};
+      std::vector<T> column(kRows);
+      for (std::size_t r = 0; r < kRows; ++r) column[r] = rows[r * width + j];
       const T m = bit_order_extremum(column, false), mn = bit_order_extremum(column, true);
       if (std::isnan(m)) {
         REQUIRE(std::isnan(fold_max[j]));
@@ -465,6 +468,17 @@ void check_extrema_on_hostile_values(std::mt19937& rng) {
       } else {
         REQUIRE(fold_max[j] == m);
         REQUIRE(fold_min[j] == mn);
+      }
+    }
+    // Any thread count, rows or columns split, gives the same bits (zero signs and NaN included).
+    if (trial % 4 == 0) {  // every flavour in turn
+      for (ThreadPool* threads : test_pools()) {
+        std::vector<T> split_max(width), split_min(width);
+        const ReducePlan plan = plan_reduce(shape2, axes);
+        reduce<ReduceMaxKind>(Parallel(threads), rows.data(), plan, split_max.data(), 3);
+        reduce<ReduceMinKind>(Parallel(threads), rows.data(), plan, split_min.data(), 3);
+        REQUIRE(std::memcmp(split_max.data(), fold_max.data(), width * sizeof(T)) == 0);
+        REQUIRE(std::memcmp(split_min.data(), fold_min.data(), width * sizeof(T)) == 0);
       }
     }
   }

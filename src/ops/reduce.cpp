@@ -174,11 +174,11 @@ class ReduceOp final : public Op {
   bool shape_needs_value(std::size_t index, std::size_t) const override { return index == 1; }
 
   std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor> outputs,
-                            unsigned) const override {
+                            unsigned threads) const override {
     std::size_t bytes = 0;
     dispatch_data(kind_, inputs[0].element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      bytes = reduce_scratch<T>(inputs[0].size(), outputs[0].size());
+      bytes = reduce_scratch<T>(inputs[0].size(), outputs[0].size(), threads);
     });
     return bytes;
   }
