@@ -598,18 +598,18 @@ void reduce_part(const T* in, const ReducePlan& plan, compute_t<T>* acc, std::in
 
 namespace reduce_detail {
 
-/// Into how many row ranges a reduction of [rows, n] over its rows splits, one per thread (1:
-/// split the columns instead). Only a maximum or minimum can: what the ranges' partial results
-/// give when folded in order does not depend on the split (the first of equal values stays, a
-/// NaN becomes the quiet NaN either way), where a sum's rounding would. Each range takes at
-/// least `grain` elements and 16 rows, so that the partial results stay small beside the input.
-/// The rows a range takes at least.
+/// The rows a range of a row split takes at least: 16, and enough for `grain` elements.
 inline std::size_t row_grain(const ReducePlan& plan, std::int64_t grain) {
   const std::int64_t n = plan.dims.back();
   return static_cast<std::size_t>(
       std::max<std::int64_t>(16, (grain + n - 1) / std::max<std::int64_t>(n, 1)));
 }
 
+/// Into how many row ranges a reduction of [rows, n] over its rows splits, one per thread (1:
+/// split the columns instead). Only a maximum or minimum can: what the ranges' partial results
+/// give when folded in order does not depend on the split (the first of equal values stays, a
+/// NaN becomes the quiet NaN either way), where a sum's rounding would. Each range takes at
+/// least `grain` elements and 16 rows, so that the partial results stay small beside the input.
 template <class K, class T>
 std::size_t row_split(const Parallel& par, const ReducePlan& plan, std::int64_t grain) {
   constexpr bool order_free = std::is_same_v<K, ReduceMaxKind> || std::is_same_v<K, ReduceMinKind>;

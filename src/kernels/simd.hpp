@@ -198,22 +198,9 @@ IRLITE_INLINE std::uint32_t lane_bits(M m) {
 /// 2 KiB).
 inline constexpr std::int64_t kPrefetchBytes = 8192;
 
-/// For a scan that reads `Bytes` at x + i per step: prefetches the cache lines it reads
+/// For a scan that reads `count` elements at x + i per step: prefetches the cache lines it reads
 /// kPrefetchBytes later, when they lie inside x[0..readable). A scan of one row of many may pass
 /// the rows after its own as readable, so that the next row is on its way when this one ends.
-template <std::size_t Bytes, class T>
-IRLITE_INLINE void prefetch_ahead(const T* x, std::int64_t i, std::int64_t readable) {
-  constexpr auto kSize = static_cast<std::int64_t>(sizeof(T));
-  constexpr std::int64_t kAhead = kPrefetchBytes / kSize;
-  constexpr std::int64_t kLine = 64 / kSize;
-  constexpr auto kStep = static_cast<std::int64_t>(Bytes) / kSize;
-  static_assert(Bytes % 64 == 0);
-  if (i + kAhead + kStep <= readable) {
-    for (std::int64_t l = 0; l < kStep; l += kLine) __builtin_prefetch(x + i + kAhead + l);
-  }
-}
-
-/// The same for a step of `count` elements, count known at run time (a row of a tensor).
 template <class T>
 IRLITE_INLINE void prefetch_ahead(const T* x, std::int64_t i, std::int64_t count,
                                   std::int64_t readable) {
@@ -223,6 +210,13 @@ IRLITE_INLINE void prefetch_ahead(const T* x, std::int64_t i, std::int64_t count
   if (i + kAhead + count <= readable) {
     for (std::int64_t l = 0; l < count; l += kLine) __builtin_prefetch(x + i + kAhead + l);
   }
+}
+
+/// The same for a step of `Bytes`, known at compile time (whole cache lines).
+template <std::size_t Bytes, class T>
+IRLITE_INLINE void prefetch_ahead(const T* x, std::int64_t i, std::int64_t readable) {
+  static_assert(Bytes % 64 == 0);
+  prefetch_ahead(x, i, static_cast<std::int64_t>(Bytes / sizeof(T)), readable);
 }
 
 namespace detail {
