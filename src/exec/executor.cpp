@@ -222,8 +222,11 @@ ExecPlan make_plan(const Graph& graph) {
     plan.slot_count += graph.nodes[i].outputs.size();
     steps += graph.nodes[i].reaches_result;
   }
+  // Large models make these arrays megabytes, filled at once: huge pages fault less.
   plan.slots.reserve(plan.slot_count);
+  advise_huge_pages(plan.slots.data(), plan.slot_count * sizeof(ExecPlan::Slot));
   plan.steps.reserve(steps);
+  advise_huge_pages(plan.steps.data(), steps * sizeof(ExecPlan::Step));
   for (const Node& node : graph.nodes)
     for (const OutputPort& out : node.outputs) plan.slots.push_back(describe_slot(node, out));
   std::vector<ValueInfo> infos;  // scratch for outputs_fixed

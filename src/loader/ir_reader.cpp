@@ -23,6 +23,7 @@
 #include "core/file.hpp"
 #include "core/ir_element_types.hpp"
 #include "graph/order.hpp"
+#include "loader/xml_pieces.hpp"
 
 namespace irlite {
 namespace {
@@ -31,6 +32,9 @@ constexpr std::size_t kNone = SIZE_MAX;
 // A layer with up to this many ports has them searched one by one; one with more gets a hash
 // index, so that a layer with 10^5 ports is not read in quadratic time.
 constexpr std::size_t kFewPorts = 16;
+
+/// Thrown when the text does not split into pieces as expected: it is then read whole.
+struct NotInPieces {};
 
 /// An id or port number: an unsigned decimal that fits int64.
 std::optional<std::int64_t> parse_id(const char* text) {
@@ -279,6 +283,39 @@ class Reader {
         doc_.load_buffer(xml.data(), xml.size(), kIrParseOptions, pugi::encoding_utf8));
   }
 
+  /// Reads `xml` with its lists parsed a piece at a time (xml_pieces.hpp). Throws NotInPieces,
+  /// or an Error before text_confirmed(), when the text may not be what the pieces made of it:
+  /// then it is to be read whole, which decides what is wrong with it.
+  Graph read_in_pieces(std::string_view xml, const TextPieces& pieces, std::size_t piece_bytes) {
+    piece_bytes_ = piece_bytes;
+    check_encoding(xml);
+    lines_ = LineIndex(xml);
+    text_view_ = xml;
+    pieces_ = &pieces;
+    skeleton_ = pieces.skeleton;  // parsed in place
+    if (!doc_.load_buffer_inplace(skeleton_.data(), skeleton_.size(), kIrParseOptions,
+                                  pugi::encoding_utf8))
+      throw NotInPieces{};
+    read_root();
+    const pugi::xml_node layers = root_.child("layers");
+    edges_ = root_.child("edges");
+    if (!is_cut_list(layers, pieces.layers) ||
+        (pieces.edges && !is_cut_list(edges_, *pieces.edges)))
+      throw NotInPieces{};
+    read_layers_in_pieces(layers);
+    if (pieces.edges) {
+      read_edges_in_pieces();
+    } else {
+      confirmed_ = true;
+      read_edges();
+    }
+    return finish();
+  }
+
+  /// Whether every piece parsed: the text is then what the pieces made of it, and an Error is
+  /// the one reading it whole would give.
+  bool text_confirmed() const { return confirmed_; }
+
   Graph read_in_place(XmlText& xml) {
     const std::span<char> bytes = xml.bytes();
     check_encoding(std::string_view(bytes.data(), bytes.size()));
@@ -300,8 +337,13 @@ class Reader {
     edges_ = root_.child("edges");
     read_layers();
     read_edges();
+    return finish();
+  }
+
+  Graph finish() {
     // Everything the graph needs has been copied out of the document.
     doc_.reset();
+    piece_doc_.reset();
     lines_ = LineIndex();
     port_maps_.clear();
     check_inputs_fed();
@@ -349,9 +391,17 @@ class Reader {
     }
     return c;
   }
-  ErrorContext at(const pugi::xml_node& n) const { return at_offset(n.offset_debug()); }
-  Location location(const pugi::xml_node& n) const {
+  /// Where `n` is in the text: parsed whole, its offset in the document; in pieces, the
+  /// offset in the piece or the skeleton mapped back.
+  std::ptrdiff_t text_offset(const pugi::xml_node& n) const {
     const std::ptrdiff_t offset = n.offset_debug();
+    if (offset < 0 || !pieces_) return offset;
+    if (n.root() == piece_doc_) return offset + static_cast<std::ptrdiff_t>(piece_base_);
+    return static_cast<std::ptrdiff_t>(pieces_->text_offset(static_cast<std::size_t>(offset)));
+  }
+  ErrorContext at(const pugi::xml_node& n) const { return at_offset(text_offset(n)); }
+  Location location(const pugi::xml_node& n) const {
+    const std::ptrdiff_t offset = text_offset(n);
     return offset < 0 ? Location{} : lines_.locate(static_cast<std::size_t>(offset));
   }
   /// The context of a layer, placed at element `n` (the layer itself or one of its children).
@@ -405,9 +455,75 @@ class Reader {
       if (release) release_before(n);
       read_layer(n);
     }
+    check_results(layers);
+  }
+
+  void check_results(const pugi::xml_node& layers) {
     if (graph_.results.empty() && !graph_.nodes.empty())
       fail(ErrorCode::graph, "the model has no Result layer, so nothing would be computed",
            at(layers));
+  }
+
+  /// Whether `list` is the skeleton's element for `region`: where the region's start tag is, and
+  /// empty.
+  bool is_cut_list(const pugi::xml_node& list, const ListRegion& region) const {
+    return list && !list.first_child() &&
+           text_offset(list) == static_cast<std::ptrdiff_t>(region.open + 1);
+  }
+
+  /// Parses text[begin, end) as a fragment into piece_doc_, replacing the last piece.
+  void parse_piece(std::size_t begin, std::size_t end) {
+    piece_text_.assign(text_view_.data() + begin, text_view_.data() + end);
+    const pugi::xml_parse_result parsed =
+        piece_doc_.load_buffer_inplace(piece_text_.data(), piece_text_.size(),
+                                       kIrParseOptions | pugi::parse_fragment, pugi::encoding_utf8);
+    if (!parsed) throw NotInPieces{};
+    piece_base_ = begin;
+  }
+
+  void read_layers_in_pieces(const pugi::xml_node& layers) {
+    const ListRegion& region = pieces_->layers;
+    for (std::size_t begin = region.begin; begin < region.end;) {
+      const std::size_t end = piece_end(text_view_, begin, region.end, "layer", piece_bytes_);
+      parse_piece(begin, end);
+      std::size_t count = 0;
+      for (pugi::xml_node n = piece_doc_.first_child(); n; n = n.next_sibling())
+        count += named(n.name(), "layer");
+      make_room(count, end - region.begin, region.end - region.begin);
+      for (pugi::xml_node n = piece_doc_.first_child(); n; n = n.next_sibling())
+        if (named(n.name(), "layer")) read_layer(n);
+      begin = end;
+    }
+    if (!pieces_->edges) confirmed_ = true;
+    check_results(layers);
+  }
+
+  /// Room for `count` more layers, read from a piece that ends `done` bytes into a list of
+  /// `total`: as many as the list holds at the density seen so far, and a tenth more.
+  void make_room(std::size_t count, std::size_t done, std::size_t total) {
+    std::vector<Node>& nodes = graph_.nodes;
+    const std::size_t needed = nodes.size() + count;
+    if (needed <= nodes.capacity()) return;
+    const double projected = static_cast<double>(needed) * static_cast<double>(total) /
+                             static_cast<double>(std::max<std::size_t>(done, 1)) * 1.1;
+    const std::size_t room =
+        std::max({needed, 2 * nodes.capacity(), static_cast<std::size_t>(projected) + 16});
+    const bool first = nodes.capacity() == 0;
+    nodes.reserve(room);
+    advise_huge_pages(nodes.data(), room * sizeof(Node));
+    if (first) ids_.reserve(room);
+  }
+
+  void read_edges_in_pieces() {
+    const ListRegion& region = *pieces_->edges;
+    for (std::size_t begin = region.begin; begin < region.end;) {
+      const std::size_t end = piece_end(text_view_, begin, region.end, "edge", piece_bytes_);
+      parse_piece(begin, end);
+      if (end == region.end) confirmed_ = true;
+      for (pugi::xml_node n = piece_doc_.first_child(); n; n = n.next_sibling())
+        if (named(n.name(), "edge")) read_edge(n);
+      begin = end;
+    }
   }
 
   /// The first child element of each name the reader looks at.
@@ -733,36 +849,39 @@ class Reader {
   }
 
   void read_edges() {
-    static constexpr const char* kNames[4] = {"from-layer", "from-port", "to-layer", "to-port"};
     for (pugi::xml_node edge = edges_.first_child(); edge; edge = edge.next_sibling()) {
       if (!named(edge.name(), "edge")) continue;
       release_before(edge);
-      const char* text[4] = {};
-      for (pugi::xml_attribute a = edge.first_attribute(); a; a = a.next_attribute()) {
-        const char* name = a.name();
-        int k = -1;
-        if (name[0] == 'f')
-          k = named(name, "from-layer") ? 0 : named(name, "from-port") ? 1 : -1;
-        else if (name[0] == 't')
-          k = named(name, "to-layer") ? 2 : named(name, "to-port") ? 3 : -1;
-        if (k >= 0 && !text[k]) text[k] = a.value();
-      }
-      std::int64_t v[4];
-      bool ok = true;
-      for (int i = 0; i < 4 && ok; ++i) {
-        const auto id = parse_id(text[i] ? text[i] : "");
-        if (!id) {
-          fail(ErrorCode::format,
-               fmt::format("<edge> attribute '{}' = '{}' is not an unsigned integer", kNames[i],
-                           text[i] ? text[i] : ""),
-               at(edge));
-          ok = false;
-        } else {
-          v[i] = *id;
-        }
-      }
-      if (ok) read_edge(edge, v[0], v[1], v[2], v[3]);
+      read_edge(edge);
     }
+  }
+
+  /// Reads one <edge> element.
+  void read_edge(const pugi::xml_node& edge) {
+    static constexpr const char* kNames[4] = {"from-layer", "from-port", "to-layer", "to-port"};
+    const char* text[4] = {};
+    for (pugi::xml_attribute a = edge.first_attribute(); a; a = a.next_attribute()) {
+      const char* name = a.name();
+      int k = -1;
+      if (name[0] == 'f')
+        k = named(name, "from-layer") ? 0 : named(name, "from-port") ? 1 : -1;
+      else if (name[0] == 't')
+        k = named(name, "to-layer") ? 2 : named(name, "to-port") ? 3 : -1;
+      if (k >= 0 && !text[k]) text[k] = a.value();
+    }
+    std::int64_t v[4];
+    for (int i = 0; i < 4; ++i) {
+      const auto id = parse_id(text[i] ? text[i] : "");
+      if (!id) {
+        fail(ErrorCode::format,
+             fmt::format("<edge> attribute '{}' = '{}' is not an unsigned integer", kNames[i],
+                         text[i] ? text[i] : ""),
+             at(edge));
+        return;
+      }
+      v[i] = *id;
+    }
+    connect(edge, v[0], v[1], v[2], v[3]);
   }
 
   /// Where port `id` of a node is: its position among the inputs or among the outputs.
@@ -793,8 +912,9 @@ class Reader {
     return found == map.end() ? PortRef{} : found->second;
   }
 
-  void read_edge(const pugi::xml_node& edge, std::int64_t from_layer, std::int64_t from_port,
-                 std::int64_t to_layer, std::int64_t to_port) {
+  /// Feeds input port `to_port` of layer `to_layer` from output `from_port` of `from_layer`.
+  void connect(const pugi::xml_node& edge, std::int64_t from_layer, std::int64_t from_port,
+               std::int64_t to_layer, std::int64_t to_port) {
     const std::size_t from = ids_.find(from_layer);
     const std::size_t to = ids_.find(to_layer);
     if (from == kNone) {
@@ -946,6 +1066,16 @@ class Reader {
   Diagnostics& diag_;
   const OpResolver& resolve_;
   XmlText* text_ = nullptr;  ///< the text parsed in place, released as it is read
+  // Reading in pieces: the text (never written), how it splits, the skeleton's copy that doc_
+  // parses, and the current piece's copy, document and offset in the text.
+  std::string_view text_view_;
+  const TextPieces* pieces_ = nullptr;
+  std::string skeleton_;
+  std::vector<char> piece_text_;
+  pugi::xml_document piece_doc_;
+  std::size_t piece_base_ = 0;
+  std::size_t piece_bytes_ = kIrPieceBytes;
+  bool confirmed_ = false;
   static constexpr std::size_t kReleaseEvery = 64;
   std::size_t release_calls_ = 0;
   LineIndex lines_;
@@ -976,16 +1106,49 @@ class Reader {
   std::unordered_map<std::size_t, std::unordered_map<std::int64_t, PortRef>> port_maps_;
 };
 
+/// Reads `xml` in pieces when it splits (xml_pieces.hpp); otherwise, or when the pieces turn out
+/// not to be the document, calls `whole` to read it whole.
+template <class Whole>
+Graph read_either(std::string_view xml, const std::string& file, const Weights& weights,
+                  Diagnostics& diagnostics, const OpCatalog& ops, std::size_t piece_bytes,
+                  Whole whole) {
+  if (piece_bytes == 0) return whole();
+  const std::optional<TextPieces> pieces = split_text(xml);
+  if (!pieces) return whole();
+  const std::size_t problems = diagnostics.problems.size();
+  const std::size_t warnings = diagnostics.warnings.size();
+  {
+    Reader reader(file, weights, diagnostics, ops);
+    try {
+      return reader.read_in_pieces(xml, *pieces, piece_bytes);
+    } catch (const NotInPieces&) {
+    } catch (const Error&) {
+      if (reader.text_confirmed()) throw;
+    }
+  }
+  // What the attempt reported is reported again, or not, by the reading of the whole text.
+  diagnostics.problems.erase(diagnostics.problems.begin() + static_cast<std::ptrdiff_t>(problems),
+                             diagnostics.problems.end());
+  diagnostics.warnings.erase(diagnostics.warnings.begin() + static_cast<std::ptrdiff_t>(warnings),
+                             diagnostics.warnings.end());
+  return whole();
+}
+
 }  // namespace
 
 Graph read_ir(std::string_view xml, const std::string& file, const Weights& weights,
-              Diagnostics& diagnostics, const OpCatalog& ops) {
-  return Reader(file, weights, diagnostics, ops).read(xml);
+              Diagnostics& diagnostics, const OpCatalog& ops, std::size_t piece_bytes) {
+  return read_either(xml, file, weights, diagnostics, ops, piece_bytes, [&] {
+    return Reader(file, weights, diagnostics, ops).read(xml);
+  });
 }
 
 Graph read_ir_in_place(XmlText& xml, const std::string& file, const Weights& weights,
-                       Diagnostics& diagnostics, const OpCatalog& ops) {
-  return Reader(file, weights, diagnostics, ops).read_in_place(xml);
+                       Diagnostics& diagnostics, const OpCatalog& ops, std::size_t piece_bytes) {
+  const std::span<char> bytes = xml.bytes();
+  return read_either(std::string_view(bytes.data(), bytes.size()), file, weights, diagnostics, ops,
+                     piece_bytes,
+                     [&] { return Reader(file, weights, diagnostics, ops).read_in_place(xml); });
 }
 
 }  // namespace irlite
