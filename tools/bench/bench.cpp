@@ -27,6 +27,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -497,7 +498,23 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) * 1024 / 1e6;  // ru_maxrss is in KiB on Linux
 }
 
+// A field of /proc/self/status in MB ("VmRSS": resident now, "VmHWM": its peak); -1 where the
+// system has no such file.
+double status_mb(std::string_view field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':')
+      return std::strtod(line.c_str() + field.size() + 1, nullptr) * 1024 / 1e6;  // in kB
+  return -1;
+}
+
+// Makes VmHWM start again from the current resident set (Linux 4.0 and later).
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
 void bench(const Workload& w, unsigned threads, std::size_t reps, const fs::path& dir) {
+  // What the program holds before the workload: its code, the libraries, the heap's start.
+  const double base_mb = status_mb("VmRSS");
   Case c = make_case(w);
   const irlite::Model model = irlite::Model::load(write_model(c.graph, dir));
   if (!model.warnings().empty())
@@ -512,14 +529,19 @@ void bench(const Workload& w, unsigned threads, std::size_t reps, const fs::path
     check(w, c, outputs);
     for (const auto& [name, t] : outputs) output_bytes += t.byte_size();
   }
+  // The peak while the runs are timed: the inputs, the model, the session and each run's
+  // outputs and intermediates, without what loading and the check above held for a while.
+  reset_peak_rss();
   const Timing t = time_runs(session, c.inputs, reps);
+  const double run_peak_mb = status_mb("VmHWM");
   fmt::print(
       "{{\"peer\": \"irlite\", \"workload\": \"{}\", \"threads\": {}, \"median_ms\": {}, "
       "\"min_ms\": {}, \"iters\": {}, \"impl\": \"irlite {}\", \"peak_rss_mb\": {}, "
-      "\"io_mb\": {}}}\n",
+      "\"io_mb\": {}, \"run_peak_rss_mb\": {}, \"base_rss_mb\": {}}}\n",
       w.name, session.options().num_threads, round_to(t.median_ms, 3), round_to(t.min_ms, 3),
       t.iters, irlite::version(), round_to(peak_rss_mb(), 1),
-      round_to(static_cast<double>(c.input_bytes + output_bytes) / 1e6, 1));
+      round_to(static_cast<double>(c.input_bytes + output_bytes) / 1e6, 1),
+      round_to(run_peak_mb, 1), round_to(base_mb, 1));
   std::fflush(stdout);
 }
 
@@ -532,9 +554,12 @@ fs::path default_dir() {
 constexpr const char* kFooter = R"(
 Prints one JSON line per workload, in the format of the peer scripts:
   {"peer": "irlite", "workload": ..., "threads": ..., "median_ms": ..., "min_ms": ...,
-   "iters": ..., "impl": "irlite VERSION", "peak_rss_mb": ..., "io_mb": ...}
+   "iters": ..., "impl": "irlite VERSION", "peak_rss_mb": ..., "io_mb": ...,
+   "run_peak_rss_mb": ..., "base_rss_mb": ...}
 peak_rss_mb is the process's peak resident set so far (run one workload per process to
-get each one's own); io_mb is the bytes of the inputs and outputs. MB = 10^6 bytes.
+get each one's own); io_mb is the bytes of the inputs and outputs; run_peak_rss_mb the peak
+while the runs are timed, and base_rss_mb the resident set before the workload was made
+(the program's code and libraries). MB = 10^6 bytes.
 Every output is checked against plain loops before timing; a wrong one stops the program
 with status 1. Exit status: 0 success, 1 wrong output or irlite error, 2 usage error.)";
 
