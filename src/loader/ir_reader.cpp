@@ -286,14 +286,15 @@ class Reader {
   /// Reads `xml` with its lists parsed a piece at a time (xml_pieces.hpp). Throws NotInPieces,
   /// or an Error before text_confirmed(), when the text may not be what the pieces made of it:
   /// then it is to be read whole, which decides what is wrong with it.
-  Graph read_in_pieces(std::string_view xml, const TextPieces& pieces, std::size_t piece_bytes) {
+  Graph read_in_pieces(std::string_view xml, TextPieces& pieces, std::size_t piece_bytes) {
     piece_bytes_ = piece_bytes;
     check_encoding(xml);
     lines_ = LineIndex(xml);
     text_view_ = xml;
     pieces_ = &pieces;
-    skeleton_ = pieces.skeleton;  // parsed in place
-    if (!doc_.load_buffer_inplace(skeleton_.data(), skeleton_.size(), kIrParseOptions,
+    // The skeleton is parsed in place: it is of no use once read, whether or not the text then
+    // has to be read whole.
+    if (!doc_.load_buffer_inplace(pieces.skeleton.data(), pieces.skeleton.size(), kIrParseOptions,
                                   pugi::encoding_utf8))
       throw NotInPieces{};
     read_root();
@@ -1066,11 +1067,10 @@ class Reader {
   Diagnostics& diag_;
   const OpResolver& resolve_;
   XmlText* text_ = nullptr;  ///< the text parsed in place, released as it is read
-  // Reading in pieces: the text (never written), how it splits, the skeleton's copy that doc_
-  // parses, and the current piece's copy, document and offset in the text.
+  // Reading in pieces: the text (never written), how it splits (doc_ holds the skeleton), and
+  // the current piece's copy, document and offset in the text.
   std::string_view text_view_;
   const TextPieces* pieces_ = nullptr;
-  std::string skeleton_;
   std::vector<char> piece_text_;
   pugi::xml_document piece_doc_;
   std::size_t piece_base_ = 0;
@@ -1113,7 +1113,7 @@ Graph read_either(std::string_view xml, const std::string& file, const Weights& 
                   Diagnostics& diagnostics, const OpCatalog& ops, std::size_t piece_bytes,
                   Whole whole) {
   if (piece_bytes == 0) return whole();
-  const std::optional<TextPieces> pieces = split_text(xml);
+  std::optional<TextPieces> pieces = split_text(xml);
   if (!pieces) return whole();
   const std::size_t problems = diagnostics.problems.size();
   const std::size_t warnings = diagnostics.warnings.size();

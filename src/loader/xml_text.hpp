@@ -1,6 +1,7 @@
 #pragma once
-// The text of an .xml file, read into memory of its own that the loader parses in place and
-// gives back to the system as it goes, so that the text and the graph read from it are not both
+// The text of an .xml file, read into memory of its own. The loader reads most texts a piece at
+// a time from copies (loader/xml_pieces.hpp); one it reads whole it parses in place and gives
+// back to the system as it goes, so that the text and the DOM and graph read from it are not all
 // held in full.
 
 #include <cstddef>
