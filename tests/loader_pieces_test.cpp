@@ -4,7 +4,6 @@
 // split.
 
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -16,72 +15,39 @@
 #include "loader/ir_reader.hpp"
 #include "loader/xml_pieces.hpp"
 #include "ops/registry.hpp"
+#include "read_outcome.hpp"
 
 using namespace irlite;
 
 namespace {
 
-/// Everything the reader puts in a graph that later stages use, as text.
-std::string describe(const Graph& g) {
-  std::string s = fmt::format("net '{}' v{}\n", g.name, g.ir_version);
-  for (const Node& n : g.nodes) {
-    s += fmt::format("{} '{}' {}-{} at {}:{} def={} op={} failed={} reaches={} value={}\n", n.id,
-                     n.name, n.type(), n.opset(), n.location.line, n.location.column,
-                     n.def != nullptr, n.op != nullptr, n.failed, n.reaches_result, n.has_value);
-    for (const auto& [k, v] : n.data_attributes) s += fmt::format("  data {}={}\n", k, v);
-    for (const InputPort& in : n.inputs)
-      s += fmt::format("  in {} <- {}:{}\n", in.id,
-                       in.source_node == SIZE_MAX ? -1 : g.nodes[in.source_node].id,
-                       in.source_output);
-    for (const OutputPort& out : n.outputs) {
-      s += fmt::format("  out {} {} [", out.id, to_string(out.declared_type));
-      for (std::int64_t d : out.declared_dims) s += fmt::format("{},", d);
-      s += "] names";
-      for (const std::string& name : out.names) s += " '" + name + "'";
-      s += "\n";
-    }
-  }
-  for (std::size_t p : g.parameters) s += fmt::format("parameter {}\n", p);
-  for (std::size_t r : g.results) s += fmt::format("result {}\n", r);
-  return s;
-}
-
-/// What reading `xml` gives: the graph and the problems, or the error.
+/// What reading `xml` gives: from memory, or, `in_place`, from a file as Model::load reads it.
 std::string outcome(const std::string& xml, bool keep_going, std::size_t piece_bytes,
                     bool in_place) {
+  if (!in_place) return testing::read_outcome(xml, keep_going, piece_bytes);
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / "irlite_pieces_test.xml";
+  std::ofstream(path, std::ios::binary) << xml;
+  XmlText text = XmlText::read_file(path);
+  std::filesystem::remove(path);
   Diagnostics diagnostics;
   diagnostics.keep_going = keep_going;
-  const Weights weights;  // none: a Const that needs bytes is a problem, the same either way
-  const OpCatalog ops{resolve_op, nullptr};
   std::string s;
   try {
-    Graph g;
-    if (in_place) {
-      // An XmlText of the string, through a file: the path Model::load takes.
-      const std::filesystem::path path =
-          std::filesystem::temp_directory_path() / "irlite_pieces_test.xml";
-      std::ofstream(path, std::ios::binary) << xml;
-      XmlText text = XmlText::read_file(path);
-      g = read_ir_in_place(text, "m.xml", weights, diagnostics, ops, piece_bytes);
-      std::filesystem::remove(path);
-    } else {
-      g = read_ir(xml, "m.xml", weights, diagnostics, ops, piece_bytes);
-    }
-    s = describe(g);
+    s = testing::describe(read_ir_in_place(text, "m.xml", Weights{}, diagnostics,
+                                           OpCatalog{resolve_op, nullptr}, piece_bytes));
   } catch (const Error& e) {
     s = std::string("error: ") + e.what() + "\n";
   }
-  for (const Error& e : diagnostics.problems) s += std::string("problem: ") + e.what() + "\n";
-  for (const Error& e : diagnostics.warnings) s += std::string("warning: ") + e.what() + "\n";
-  return s;
+  return s + testing::describe(diagnostics);
 }
 
 /// Checks that every piece size gives what the whole text gives.
 void check_same(const std::string& xml, const std::string& what) {
   for (bool keep_going : {false, true}) {
     const std::string whole = outcome(xml, keep_going, 0, false);
-    for (std::size_t piece_bytes : {std::size_t{1}, std::size_t{40}, std::size_t{300},
-                                    std::size_t{4096}, kIrPieceBytes}) {
+    for (std::size_t piece_bytes :
+         {std::size_t{1}, std::size_t{40}, std::size_t{300}, std::size_t{4096}, kIrPieceBytes}) {
       INFO(what << ", keep_going " << keep_going << ", pieces of " << piece_bytes << " bytes");
       CHECK(outcome(xml, keep_going, piece_bytes, false) == whole);
     }
@@ -99,9 +65,10 @@ std::string read_text(const std::filesystem::path& path) {
 
 std::string layer(int id, const std::string& type, const std::string& body,
                   const std::string& name = "") {
-  return fmt::format("\t\t<layer id=\"{}\" name=\"{}\" type=\"{}\" version=\"opset1\">\n{}"
-                     "\t\t</layer>\n",
-                     id, name.empty() ? fmt::format("l{}", id) : name, type, body);
+  return fmt::format(
+      "\t\t<layer id=\"{}\" name=\"{}\" type=\"{}\" version=\"opset1\">\n{}"
+      "\t\t</layer>\n",
+      id, name.empty() ? fmt::format("l{}", id) : name, type, body);
 }
 
 const std::string kParameterBody =
@@ -117,8 +84,9 @@ const std::string kResultBody =
     "\t\t\t</input>\n";
 
 std::string edge(int from, int from_port, int to, int to_port) {
-  return fmt::format("\t\t<edge from-layer=\"{}\" from-port=\"{}\" to-layer=\"{}\" to-port=\"{}\"/>\n",
-                     from, from_port, to, to_port);
+  return fmt::format(
+      "\t\t<edge from-layer=\"{}\" from-port=\"{}\" to-layer=\"{}\" to-port=\"{}\"/>\n", from,
+      from_port, to, to_port);
 }
 
 /// A Parameter, `relus` Relu layers in a chain, a Result; `extra_layers` and `extra_edges` go
@@ -211,26 +179,25 @@ TEST_CASE("pieces: texts that mislead the split read the same as whole") {
       {"a processing instruction holding a tag", chain(4, "\t\t<?pi <layer id=\"77\"?>\n")},
       {"an attribute value holding a tag",
        replace_once(chain(4), "name=\"l2\"", "name=\"a &lt;b&gt; <layer id=&quot;3\"")},
-      {"layers nested in a layer", chain(4, layer(50, "TensorIterator",
-                                                  "\t\t\t<body><layers>" +
-                                                      layer(0, "Parameter", kParameterBody) +
-                                                      "</layers><edges>" + edge(0, 0, 1, 0) +
-                                                      "</edges></body>\n"))},
+      {"layers nested in a layer",
+       chain(4, layer(50, "TensorIterator",
+                      "\t\t\t<body><layers>" + layer(0, "Parameter", kParameterBody) +
+                          "</layers><edges>" + edge(0, 0, 1, 0) + "</edges></body>\n"))},
       {"text between layers", chain(4, "\t\tsome text &amp; more\n")},
       {"an element other than a layer", chain(4, "\t\t<note id=\"1\"><layer/></note>\n")},
-      {"an attribute on the list",
-       replace_once(chain(4), "<layers>", "<layers note=\"1\">")},
-      {"a second layers list", chain(4, "", "", "\t<layers>" + layer(90, "Relu", kReluBody) +
-                                                    "</layers>\n")},
+      {"an attribute on the list", replace_once(chain(4), "<layers>", "<layers note=\"1\">")},
+      {"a second layers list",
+       chain(4, "", "", "\t<layers>" + layer(90, "Relu", kReluBody) + "</layers>\n")},
       {"edges before the layers",
        "<?xml version=\"1.0\"?>\n<net name=\"e\" version=\"11\"><edges>" + edge(0, 0, 1, 0) +
            "</edges><layers>" + layer(0, "Parameter", kParameterBody) +
            layer(1, "Result", kResultBody) + "</layers></net>\n"},
-      {"no edges list", replace_once(chain(0), "\t<edges>\n" + edge(0, 0, 1, 0) + "\t</edges>\n",
-                                     "")},
+      {"no edges list",
+       replace_once(chain(0), "\t<edges>\n" + edge(0, 0, 1, 0) + "\t</edges>\n", "")},
       {"an empty edges list",
        replace_once(chain(0), "\t<edges>\n" + edge(0, 0, 1, 0) + "\t</edges>\n", "<edges/>")},
-      {"CRLF line ends", [&] {
+      {"CRLF line ends",
+       [&] {
          std::string s;
          for (char c : good) {
            if (c == '\n') s += '\r';
@@ -244,8 +211,7 @@ TEST_CASE("pieces: texts that mislead the split read the same as whole") {
       {"a stray end tag among the edges", chain(4, "", "\t\t</edge>\n")},
       {"a layer error before malformed XML",
        replace_once(chain(30, "", "\t\t<edge from-layer=\"1\n"), "id=\"3\"", "id=\"1\"")},
-      {"malformed XML before the net closes",
-       replace_once(chain(4), "</net>", "</nett>")},
+      {"malformed XML before the net closes", replace_once(chain(4), "</net>", "</nett>")},
       {"an unknown op and an unfed port", replace_once(chain(6), "type=\"Relu\"", "type=\"Frob\"")},
       {"a duplicate edge", chain(4, "", edge(2, 1, 3, 0))},
       {"an edge to a missing layer", chain(4, "", edge(2, 1, 99, 0))},

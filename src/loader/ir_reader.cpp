@@ -1138,9 +1138,8 @@ Graph read_either(std::string_view xml, const std::string& file, const Weights& 
 
 Graph read_ir(std::string_view xml, const std::string& file, const Weights& weights,
               Diagnostics& diagnostics, const OpCatalog& ops, std::size_t piece_bytes) {
-  return read_either(xml, file, weights, diagnostics, ops, piece_bytes, [&] {
-    return Reader(file, weights, diagnostics, ops).read(xml);
-  });
+  return read_either(xml, file, weights, diagnostics, ops, piece_bytes,
+                     [&] { return Reader(file, weights, diagnostics, ops).read(xml); });
 }
 
 Graph read_ir_in_place(XmlText& xml, const std::string& file, const Weights& weights,

@@ -1,6 +1,8 @@
 #include "loader/xml_pieces.hpp"
 
-#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace irlite {
 namespace {
@@ -24,17 +26,34 @@ std::size_t find_tag(std::string_view text, std::string_view pattern, std::size_
   }
 }
 
-/// The last `pattern` (a '<' and more) in `text`. std::string_view::rfind compares at every
-/// byte; this jumps from '<' to '<' with memrchr.
+/// Bit k set: p[k] is '<', for 16 bytes.
+unsigned opening_brackets(const char* p) {
+#if defined(__SSE2__)
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('<'))));
+#else
+  unsigned bits = 0;
+  for (int k = 0; k < 16; ++k) bits |= unsigned{p[k] == '<'} << k;
+  return bits;
+#endif
+}
+
+/// The last `pattern` (a '<' and more) in `text`, found from the end 16 bytes at a time.
+/// (std::string_view::rfind compares at every byte; memrchr from each '<' to the one before is
+/// fast, but a checked build checks its whole range at every call, which makes it quadratic.)
 std::size_t find_last(std::string_view text, std::string_view pattern) {
-  std::size_t length = text.size();
-  while (length > 0) {
-    const void* hit = ::memrchr(text.data(), '<', length);
-    if (!hit) return kNotFound;
-    const auto pos = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
-    if (text.substr(pos, pattern.size()) == pattern) return pos;
-    length = pos;
+  const auto matches = [&](std::size_t pos) { return text.substr(pos, pattern.size()) == pattern; };
+  std::size_t end = text.size();
+  for (; end >= 16; end -= 16) {
+    for (unsigned bits = opening_brackets(text.data() + end - 16); bits != 0;) {
+      const int top = 31 - __builtin_clz(bits);
+      if (matches(end - 16 + static_cast<std::size_t>(top)))
+        return end - 16 + static_cast<std::size_t>(top);
+      bits &= ~(1u << top);
+    }
   }
+  while (end-- > 0)
+    if (text[end] == '<' && matches(end)) return end;
   return kNotFound;
 }
 
@@ -77,8 +96,8 @@ std::optional<TextPieces> split_text(std::string_view text) {
   if (auto edges = find_list(text, "edges", layers->end + 1); edges && edges->begin < edges->end)
     pieces.edges = edges;
   std::string& s = pieces.skeleton;
-  const std::size_t cut = (layers->end - layers->begin) +
-                          (pieces.edges ? pieces.edges->end - pieces.edges->begin : 0);
+  const std::size_t cut =
+      (layers->end - layers->begin) + (pieces.edges ? pieces.edges->end - pieces.edges->begin : 0);
   s.reserve(text.size() - cut);
   s.append(text.substr(0, layers->begin));
   if (pieces.edges) {
