@@ -18,6 +18,7 @@
 #include "read_outcome.hpp"
 
 using namespace irlite;
+using namespace std::string_literals;
 
 namespace {
 
@@ -184,6 +185,13 @@ TEST_CASE("pieces: texts that mislead the split read the same as whole") {
                       "\t\t\t<body><layers>" + layer(0, "Parameter", kParameterBody) +
                           "</layers><edges>" + edge(0, 0, 1, 0) + "</edges></body>\n"))},
       {"text between layers", chain(4, "\t\tsome text &amp; more\n")},
+      // pugixml stops at a NUL, and takes a <!DOCTYPE> at a fragment's top level but not inside
+      // an element: a piece would read on where the whole text fails.
+      {"a NUL between layers", replace_once(chain(4), "</layer>\n\t\t<layer id=\"3\"",
+                                            "</layer>\x1c\0\0\0layer id=\"3\""s)},
+      {"a NUL at the end", chain(4) + "\0"s},
+      {"a doctype among the layers", chain(4, "\t\t<!DOCTYPE x>\n")},
+      {"a doctype among the edges", chain(4, "", "\t\t<!DOCTYPE x [ <!ELEMENT a ANY> ]>\n")},
       {"an element other than a layer", chain(4, "\t\t<note id=\"1\"><layer/></note>\n")},
       {"an attribute on the list", replace_once(chain(4), "<layers>", "<layers note=\"1\">")},
       {"a second layers list",

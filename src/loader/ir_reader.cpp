@@ -127,7 +127,8 @@ inline int count_ones(std::uint64_t x) {
 
 /// Line and column of a byte offset. pugixml reports offsets, and parsing in place overwrites
 /// some of the text (a newline right after a name becomes its terminator), so the newlines are
-/// noted beforehand: one bit per byte, and per block of 512 bytes the lines before it.
+/// noted beforehand: one bit per byte, and per block of 512 bytes the lines before it. The same
+/// pass notes whether the text holds a NUL byte, where pugixml stops reading.
 class LineIndex {
  public:
   LineIndex() = default;
@@ -141,18 +142,25 @@ class LineIndex {
     // One pass: the blocks are counted while the words are fresh.
     const std::size_t whole = text.size() / 64;
     Block current;
+    unsigned nuls = 0;
     for (std::size_t w = 0; w < whole; ++w) {
-      const std::uint64_t bits = newlines(text.data() + 64 * w);
+      const std::uint64_t bits = newlines(text.data() + 64 * w, nuls);
       bits_[w] = bits;
       if (w % kBlockWords == 0) blocks_[w / kBlockWords] = current;
       advance(current, w, bits);
     }
     std::uint64_t last = 0;
-    for (std::size_t i = whole * 64; i < text.size(); ++i)
+    for (std::size_t i = whole * 64; i < text.size(); ++i) {
       if (text[i] == '\n') last |= std::uint64_t{1} << (i % 64);
+      nuls |= text[i] == '\0';
+    }
     bits_[whole] = last;
+    has_nul_ = nuls != 0;
     if (whole % kBlockWords == 0) blocks_[whole / kBlockWords] = current;
   }
+
+  /// Whether the text holds a NUL byte.
+  bool has_nul() const { return has_nul_; }
 
   Location locate(std::size_t offset) const {
     const std::size_t word = offset / 64;
@@ -179,16 +187,19 @@ class LineIndex {
     b.line_start = 64 * w + static_cast<std::uint64_t>(std::bit_width(bits));
   }
 
-  /// Bit k: p[k] is a newline, for 64 bytes.
-  static std::uint64_t newlines(const char* p) {
+  /// Bit k: p[k] is a newline, for 64 bytes; `nuls` gets a bit set if one is NUL.
+  static std::uint64_t newlines(const char* p, unsigned& nuls) {
 #if defined(__SSE2__)
     const __m128i newline = _mm_set1_epi8('\n');
     std::uint64_t word = 0;
+    __m128i zeros = _mm_setzero_si128();
     for (int k = 0; k < 4; ++k) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
       const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)));
       word |= std::uint64_t{mask} << (16 * k);
+      zeros = _mm_or_si128(zeros, _mm_cmpeq_epi8(v, _mm_setzero_si128()));
     }
+    nuls |= static_cast<unsigned>(_mm_movemask_epi8(zeros));
     return word;
 #else
     typedef signed char Bytes __attribute__((vector_size(16)));
@@ -199,6 +210,7 @@ class LineIndex {
       Bytes v;
       std::memcpy(&v, p + 16 * k, 16);
       const Bytes hits = (v == '\n') & weights;
+      for (int b = 0; b < 16; ++b) nuls |= v[b] == 0;
       std::uint64_t half[2];
       std::memcpy(half, &hits, 16);
       for (int h = 0; h < 2; ++h)
@@ -210,6 +222,7 @@ class LineIndex {
 
   std::vector<std::uint64_t> bits_;
   std::vector<Block> blocks_;  ///< per kBlockWords words of bits_
+  bool has_nul_ = false;
 };
 
 /// Layer ids to node positions: a table for the small ids IR files use, a hash map for others.
@@ -290,6 +303,8 @@ class Reader {
     piece_bytes_ = piece_bytes;
     check_encoding(xml);
     lines_ = LineIndex(xml);
+    // pugixml stops at a NUL: a piece would end there unnoticed, where the whole text fails.
+    if (lines_.has_nul()) throw NotInPieces{};
     text_view_ = xml;
     pieces_ = &pieces;
     // The skeleton is parsed in place: it is of no use once read, whether or not the text then
@@ -475,10 +490,18 @@ class Reader {
   /// Parses text[begin, end) as a fragment into piece_doc_, replacing the last piece.
   void parse_piece(std::size_t begin, std::size_t end) {
     piece_text_.assign(text_view_.data() + begin, text_view_.data() + end);
-    const pugi::xml_parse_result parsed =
-        piece_doc_.load_buffer_inplace(piece_text_.data(), piece_text_.size(),
-                                       kIrParseOptions | pugi::parse_fragment, pugi::encoding_utf8);
+    // parse_doctype keeps a <!DOCTYPE> as a node (it changes nothing else), to be seen below.
+    const pugi::xml_parse_result parsed = piece_doc_.load_buffer_inplace(
+        piece_text_.data(), piece_text_.size(),
+        kIrParseOptions | pugi::parse_fragment | pugi::parse_doctype, pugi::encoding_utf8);
     if (!parsed) throw NotInPieces{};
+    // A fragment's top level is a document's: it takes a <!DOCTYPE> that inside <layers> is an
+    // error. Only what element content holds may be there.
+    for (pugi::xml_node n = piece_doc_.first_child(); n; n = n.next_sibling()) {
+      const pugi::xml_node_type type = n.type();
+      if (type != pugi::node_element && type != pugi::node_pcdata && type != pugi::node_cdata)
+        throw NotInPieces{};
+    }
     piece_base_ = begin;
   }
 
