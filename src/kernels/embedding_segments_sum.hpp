@@ -86,10 +86,10 @@ IRLITE_MULTIVERSION RangeCheck check_range(const I* __restrict indices, const I*
     // problem in it is then located element by element.
     simd::mask<I> flags{};
     for (std::size_t j = i; j < i + kBlock; j += L) {
-      const VU idx = std::bit_cast<VU>(simd::load(indices + j));
+      const VU idx = simd::bit_cast<VU>(simd::load(indices + j));
       const VI prev = simd::load(ids + j);
       const VI next = simd::load(ids + j + 1);
-      flags |= (idx >= emb_bound) | (std::bit_cast<VU>(prev) >= seg_bound) | (next < prev);
+      flags |= (idx >= emb_bound) | (simd::bit_cast<VU>(prev) >= seg_bound) | (next < prev);
     }
     if (simd::any(flags))
       for (std::size_t j = i; j <= i + kBlock; ++j) scalar(j);

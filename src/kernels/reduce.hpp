@@ -122,9 +122,9 @@ IRLITE_MULTIVERSION T scan_extremum(const T* __restrict x, std::int64_t n, std::
       VW w1 = w0, w2 = w0, w3 = w0;
       const auto step = [](VI& s, VU& u, VW& w, const T* p) {
         const VU b = simd::load(reinterpret_cast<const U*>(p));
-        s = simd::max(s, std::bit_cast<VI>(b));
+        s = simd::max(s, simd::bit_cast<VI>(b));
         u = simd::max(u, b);
-        w = simd::min(w, std::bit_cast<VW>(b));
+        w = simd::min(w, simd::bit_cast<VW>(b));
       };
       for (; i + 4 * L <= n; i += 4 * L) {
         simd::prefetch_ahead<4 * sizeof(simd::vec<T>)>(x, i, readable);
@@ -321,17 +321,17 @@ requires(!std::is_arithmetic_v<V>) struct wrapped<V> {
 template <class V>
 IRLITE_INLINE V wrapping_add(V a, V b) {
   using U = typename wrapped<V>::type;
-  return std::bit_cast<V>(U(std::bit_cast<U>(a) + std::bit_cast<U>(b)));
+  return simd::bit_cast<V>(U(simd::bit_cast<U>(a) + simd::bit_cast<U>(b)));
 }
 template <class V>
 IRLITE_INLINE V wrapping_sub(V a, V b) {
   using U = typename wrapped<V>::type;
-  return std::bit_cast<V>(U(std::bit_cast<U>(a) - std::bit_cast<U>(b)));
+  return simd::bit_cast<V>(U(simd::bit_cast<U>(a) - simd::bit_cast<U>(b)));
 }
 template <class V>
 IRLITE_INLINE V wrapping_mul(V a, V b) {
   using U = typename wrapped<V>::type;
-  return std::bit_cast<V>(U(std::bit_cast<U>(a) * std::bit_cast<U>(b)));
+  return simd::bit_cast<V>(U(simd::bit_cast<U>(a) * simd::bit_cast<U>(b)));
 }
 
 /// The steps of a sum (kProduct false) or a product of mapped elements. Integers wrap.

@@ -91,6 +91,14 @@ IRLITE_INLINE void store(T* p, vec<T> v) {
   std::memcpy(p, &v, sizeof v);
 }
 
+/// The bits of `v` as a `To` of the same size, for vectors as for scalars. std::bit_cast takes
+/// its argument by reference, which clang warns about for vec<T>: its alignment is the lane's.
+template <class To, class From>
+IRLITE_INLINE To bit_cast(From v) {
+  static_assert(sizeof(To) == sizeof(From));
+  return __builtin_bit_cast(To, v);
+}
+
 /// Every lane x.
 template <class T>
 IRLITE_INLINE vec<T> broadcast(T x) {

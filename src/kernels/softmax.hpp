@@ -59,7 +59,7 @@ IRLITE_INLINE simd::vec<float> exp_lanes(simd::vec<float> x) {
   y = y * z + 5.0000001201e-1f;
   y = y * (z * z) + z + 1.0f;
   const VI scale = (__builtin_convertvector(t, VI) + 127) << 23;
-  V r = y * std::bit_cast<V>(scale);
+  V r = y * simd::bit_cast<V>(scale);
   r = tiny ? zero : r;
   return nan ? x : r;
 }

@@ -508,9 +508,9 @@ IRLITE_MULTIVERSION void compute_keys(const T* x, std::int64_t n, Key<T> flip, K
     const vec<U> f = simd::broadcast(flip), sign = simd::broadcast(U{0x80000000u});
     for (; j + L <= n; j += L) {
       const vec<float> v = simd::load(x + j) + 0.0f;
-      const auto b = std::bit_cast<vec<U>>(v);
-      const auto negative = std::bit_cast<vec<U>>(std::bit_cast<vec<std::int32_t>>(b) >> 31);
-      const auto nan = std::bit_cast<vec<U>>(v != v);
+      const auto b = simd::bit_cast<vec<U>>(v);
+      const auto negative = simd::bit_cast<vec<U>>(simd::bit_cast<vec<std::int32_t>>(b) >> 31);
+      const auto nan = simd::bit_cast<vec<U>>(v != v);
       simd::store(keys + j, ((b ^ (negative | sign)) | nan) ^ f);
     }
   }
