@@ -174,6 +174,8 @@ TEST_CASE("pieces: texts that mislead the split read the same as whole") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"a comment naming a layer tag",
        chain(4, "\t\t<!-- <layer id=\"9\"> -->\n\t\t<!-- </layer> <edge -->\n")},
+      {"a comment naming the lists before them",
+       replace_once(chain(4), "<net ", "<!-- <layers> <edges> -->\n<net ")},
       {"a comment naming the list's end tag after it",
        chain(4, "", "", "\t<!-- </layers> </edges> -->\n")},
       {"CDATA holding tags", chain(4, "\t\t<![CDATA[ <layer id=\"1\"> </layers> ]]>\n")},
