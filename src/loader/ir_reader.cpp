@@ -319,12 +319,10 @@ class Reader {
         (pieces.edges && !is_cut_list(edges_, *pieces.edges)))
       throw NotInPieces{};
     read_layers_in_pieces(layers);
-    if (pieces.edges) {
+    if (pieces.edges)
       read_edges_in_pieces();
-    } else {
-      confirmed_ = true;
+    else
       read_edges();
-    }
     return finish();
   }
 
@@ -505,20 +503,31 @@ class Reader {
     piece_base_ = begin;
   }
 
+  /// Parses the content of `region` a piece at a time, each cut before an `<item` start tag,
+  /// and calls read(end) after each, `end` being where the piece ends. Once the last piece of the
+  /// text's last list has parsed, the text is confirmed.
+  template <class Read>
+  void for_each_piece(const ListRegion& region, std::string_view item, bool last_list,
+                      Read&& read) {
+    for (std::size_t begin = region.begin; begin < region.end;) {
+      const std::size_t end = piece_end(text_view_, begin, region.end, item, piece_bytes_);
+      parse_piece(begin, end);
+      if (last_list && end == region.end) confirmed_ = true;
+      read(end);
+      begin = end;
+    }
+  }
+
   void read_layers_in_pieces(const pugi::xml_node& layers) {
     const ListRegion& region = pieces_->layers;
-    for (std::size_t begin = region.begin; begin < region.end;) {
-      const std::size_t end = piece_end(text_view_, begin, region.end, "layer", piece_bytes_);
-      parse_piece(begin, end);
+    for_each_piece(region, "layer", !pieces_->edges, [&](std::size_t end) {
       std::size_t count = 0;
       for (pugi::xml_node n = piece_doc_.first_child(); n; n = n.next_sibling())
         count += named(n.name(), "layer");
       make_room(count, end - region.begin, region.end - region.begin);
       for (pugi::xml_node n = piece_doc_.first_child(); n; n = n.next_sibling())
         if (named(n.name(), "layer")) read_layer(n);
-      begin = end;
-    }
-    if (!pieces_->edges) confirmed_ = true;
+    });
     check_results(layers);
   }
 
@@ -539,15 +548,10 @@ class Reader {
   }
 
   void read_edges_in_pieces() {
-    const ListRegion& region = *pieces_->edges;
-    for (std::size_t begin = region.begin; begin < region.end;) {
-      const std::size_t end = piece_end(text_view_, begin, region.end, "edge", piece_bytes_);
-      parse_piece(begin, end);
-      if (end == region.end) confirmed_ = true;
+    for_each_piece(*pieces_->edges, "edge", true, [&](std::size_t) {
       for (pugi::xml_node n = piece_doc_.first_child(); n; n = n.next_sibling())
         if (named(n.name(), "edge")) read_edge(n);
-      begin = end;
-    }
+    });
   }
 
   /// The first child element of each name the reader looks at.
