@@ -54,6 +54,11 @@ bool Attributes::get_bool(std::string_view name, bool fallback) const {
 
 std::size_t Attributes::get_enum(std::string_view name,
                                  std::initializer_list<std::string_view> words) const {
+  return get_enum(name, std::span<const std::string_view>(words.begin(), words.size()));
+}
+
+std::size_t Attributes::get_enum(std::string_view name,
+                                 std::span<const std::string_view> words) const {
   const std::string& t = text(name);
   const std::string w = ascii_lower(trim_blanks(t));
   std::size_t i = 0;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,6 +45,7 @@ class Attributes {
   std::size_t get_enum(std::string_view name, std::initializer_list<std::string_view> words) const;
   std::size_t get_enum(std::string_view name, std::initializer_list<std::string_view> words,
                        std::size_t fallback) const;
+  std::size_t get_enum(std::string_view name, std::span<const std::string_view> words) const;
   /// An element type in either spelling.
   ElementType get_element_type(std::string_view name) const;
   ElementType get_element_type(std::string_view name, ElementType fallback) const;

@@ -1,5 +1,8 @@
 #include "graph/op.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,7 +56,9 @@ std::string op_display_name(const OpDef& def) {
   return std::string(def.type) + "-" + std::to_string(def.version);
 }
 
-void op_error(std::string message) { throw Error(ErrorCode::shape, std::move(message)); }
+void op_error(std::string message) {
+  throw Error(ErrorCode::shape, std::move(message));
+}
 
 namespace {
 [[noreturn]] void port_error(ErrorCode code, std::size_t index, std::string message) {
@@ -66,6 +71,15 @@ namespace {
 
 void input_error(std::size_t index, std::string message) {
   port_error(ErrorCode::shape, index, std::move(message));
+}
+
+void no_kernel(std::size_t index, ElementType type) {
+  port_error(ErrorCode::shape, index,
+             fmt::format("no kernel for element type {}", to_string(type)));
+}
+
+void bad_value(Phase phase, std::size_t index, std::string message) {
+  port_error(phase == Phase::run ? ErrorCode::value : ErrorCode::shape, index, std::move(message));
 }
 
 void value_error(std::size_t index, std::string message) {
@@ -82,12 +96,50 @@ std::vector<ElementType> integral_types() {
   return {i8, i16, i32, i64, u8, u16, u32, u64};
 }
 
-std::vector<ElementType> index_types() { return {ElementType::i32, ElementType::i64}; }
+std::vector<ElementType> index_types() {
+  return {ElementType::i32, ElementType::i64};
+}
+
+std::vector<ElementType> real_types() {
+  using enum ElementType;
+  return {f16, bf16, f32, f64};
+}
 
 std::vector<ElementType> all_types() {
   std::vector<ElementType> types = numeric_types();
   types.push_back(ElementType::boolean);
   return types;
+}
+
+namespace {
+bool same_set(std::span<const ElementType> a, const std::vector<ElementType>& b) {
+  return a.size() == b.size() && std::all_of(a.begin(), a.end(), [&](ElementType t) {
+           return std::ranges::count(b, t) == 1;
+         });
+}
+}  // namespace
+
+std::string describe_types(std::span<const ElementType> types) {
+  if (same_set(types, numeric_types())) return "numeric";
+  if (same_set(types, integral_types())) return "an integer";
+  if (same_set(types, real_types())) return "floating-point";
+  if (same_set(types, all_types())) return "of a known element type";
+  std::string text;
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (i > 0) text += i + 1 == types.size() ? " or " : ", ";
+    text += to_string(types[i]);
+  }
+  return text;
+}
+
+void check_input_types(const OpDef& def, std::span<const ValueInfo> inputs) {
+  if (def.input_types.empty()) return;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const OpPortInfo& port = def.input_types[std::min(i, def.input_types.size() - 1)];
+    if (std::ranges::find(port.element_types, inputs[i].type) != port.element_types.end()) continue;
+    input_error(i, fmt::format("{} must be {}, got {}", port.name,
+                               describe_types(port.element_types), to_string(inputs[i].type)));
+  }
 }
 
 }  // namespace irlite

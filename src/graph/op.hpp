@@ -140,23 +140,43 @@ class Op {
 /// What the executor does with a layer.
 enum class OpKind { compute, parameter, constant, result };
 
-/// A registry entry: one (type, version) pair.
+/// A registry entry: one (type, version) pair, written with designated initializers:
+///
+///   return {.type = "Gelu", .version = 7, .since_opset = 7,
+///           .min_inputs = 1, .max_inputs = 1, .num_outputs = 1,
+///           .create = create_gelu,
+///           .input_types = {{"data", real_types()}},
+///           .output_types = {{"output", real_types()}}};
+///
+/// The entry is the op's contract with the loader and the executor: they check the number of
+/// inputs and outputs and every input's element type against it before the op's shape rule
+/// runs, so a shape rule checks only what the lists cannot say (one input's type equal to
+/// another's, ranks, values).
 struct OpDef {
   std::string_view type;  ///< canonical name: "TopK"
-  int version;            ///< op version: 11
-  int since_opset;        ///< first opset that holds this version
-  int min_inputs;
-  int max_inputs;
-  int num_outputs;
+  int version = 0;        ///< op version: 11
+  int since_opset = 0;    ///< first opset that holds this version
+  int min_inputs = 0;     ///< optional inputs come last
+  int max_inputs = 0;     ///< INT_MAX for a variadic op (Concat)
+  int num_outputs = 1;
   OpKind kind = OpKind::compute;
   /// Builds the op from the layer's `<data>`; throws Error for a bad or missing attribute.
   /// A function object, so that a custom op's entry can hold the caller's factory.
-  std::function<std::unique_ptr<const Op>(const Attributes& attributes)> create;
-  /// The element types each input (max_inputs of them) and each output may have, as
-  /// supported_ops() lists them; the shape rule is what enforces them.
-  std::vector<OpPortInfo> input_types;
-  std::vector<OpPortInfo> output_types;
+  std::function<std::unique_ptr<const Op>(const Attributes& attributes)> create = {};
+  /// The element types each input and each output may have: one entry per input (max_inputs
+  /// of them; a variadic op has one for all its inputs), one per output. An input of a type
+  /// not listed is refused before the shape rule runs (check_input_types()). Empty for a
+  /// custom op, whose rule checks its own types.
+  std::vector<OpPortInfo> input_types = {};
+  std::vector<OpPortInfo> output_types = {};
 };
+
+/// Throws input_error() for the first input whose element type its OpDef entry does not list:
+/// "k must be i32 or i64, got f32". Every type is accepted where the entry lists none.
+void check_input_types(const OpDef& def, std::span<const ValueInfo> inputs);
+
+/// How a list of element types reads in a message: "numeric", "an integer", "i32 or i64".
+std::string describe_types(std::span<const ElementType> types);
 
 /// The bounds of an op whose output 0 does not decrease when any input grows: execute() on the
 /// inputs' lower bounds gives the lower bound, on the upper bounds the upper one. Inputs with a
@@ -182,10 +202,11 @@ struct OpCatalog {
 };
 
 /// The element types of OpDef's port lists: every numeric type; every integral type; i32 and
-/// i64 (the index types); every type a tensor can hold.
+/// i64 (the index types); the floating-point types; every type a tensor can hold.
 std::vector<ElementType> numeric_types();
 std::vector<ElementType> integral_types();
 std::vector<ElementType> index_types();
+std::vector<ElementType> real_types();
 std::vector<ElementType> all_types();
 
 /// Throws Error(shape) about the layer as a whole; the caller adds the location.
@@ -193,6 +214,13 @@ std::vector<ElementType> all_types();
 /// Throws Error(shape) about input `index` (0-based position; the caller maps it to the IR
 /// port id and adds the location).
 [[noreturn]] void input_error(std::size_t index, std::string message);
+/// Throws Error(shape) saying execute() has no kernel for input `index`'s element type: a guard
+/// for a caller that skipped check_input_types(), never reached through a Session.
+[[noreturn]] void no_kernel(std::size_t index, ElementType type);
+/// Throws the error for a bad value of input `index` (an index out of range, a negative k):
+/// the model's, Error(shape), while loading; the input's, Error(value), at run time. Shape rules
+/// say every bad value this way; execute(), which runs at run time only, may call value_error().
+[[noreturn]] void bad_value(Phase phase, std::size_t index, std::string message);
 /// Throws Error(value) about a run-time value of input `index`.
 [[noreturn]] void value_error(std::size_t index, std::string message);
 

@@ -225,10 +225,6 @@ class BinaryOp final : public Op {
                                  "is {}",
                                  to_string(a.type), to_string(b.type)));
     const Family family = family_of(kind_);
-    if (family == Family::arithmetic && !is_numeric(a.type))
-      input_error(0, fmt::format("arithmetic needs numeric inputs, got {}", to_string(a.type)));
-    if (family == Family::logical && a.type != ElementType::boolean)
-      input_error(0, fmt::format("logical ops need boolean inputs, got {}", to_string(a.type)));
     const std::optional<PartialShape> shape = broadcast_shapes(a.shape, b.shape, spec_);
     if (!shape) op_error(broadcast_error(a.shape, b.shape, spec_));
     const ElementType type = family == Family::arithmetic ? a.type : ElementType::boolean;
@@ -251,8 +247,7 @@ class BinaryOp final : public Op {
       });
     };
     if (a.element_type() == ElementType::boolean) {
-      if (family_of(kind_) == Family::arithmetic)
-        input_error(0, "arithmetic needs numeric inputs, got boolean");
+      if (family_of(kind_) == Family::arithmetic) no_kernel(0, ElementType::boolean);
       typed(type_tag<std::uint8_t>{});
       return;
     }
@@ -341,20 +336,21 @@ OpDef binary_def(std::string_view type, Kind kind) {
                                                                : std::vector{ElementType::boolean};
   std::vector<ElementType> out =
       family == Family::arithmetic ? numeric_types() : std::vector{ElementType::boolean};
-  return {type,
-          1,
-          1,
-          2,
-          2,
-          1,
-          OpKind::compute,
-          [kind](const Attributes& a) -> std::unique_ptr<const Op> {
-            const BroadcastSpec spec = read_broadcast_spec(a, AutoBroadcast::numpy);
-            const bool pythondiv = kind == Kind::divide && a.get_bool("m_pythondiv", true);
-            return std::make_unique<BinaryOp>(kind, spec, pythondiv);
-          },
-          {{"a", in}, {"b", in}},
-          {{"output", out}}};
+  return {
+      .type = type,
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = [kind](const Attributes& a) -> std::unique_ptr<const Op> {
+        const BroadcastSpec spec = read_broadcast_spec(a, AutoBroadcast::numpy);
+        const bool pythondiv = kind == Kind::divide && a.get_bool("m_pythondiv", true);
+        return std::make_unique<BinaryOp>(kind, spec, pythondiv);
+      },
+      .input_types = {{"a", in}, {"b", in}},
+      .output_types = {{"output", out}},
+  };
 }
 
 // ---- LogicalNot ---------------------------------------------------------------------------
@@ -362,17 +358,12 @@ OpDef binary_def(std::string_view type, Kind kind) {
 class LogicalNotOp final : public Op {
  public:
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
-    if (inputs[0].type != ElementType::boolean)
-      input_error(
-          0, fmt::format("LogicalNot needs a boolean input, got {}", to_string(inputs[0].type)));
     return {{ElementType::boolean, inputs[0].shape}};
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
-    if (inputs[0].element_type() != ElementType::boolean)
-      input_error(0, fmt::format("LogicalNot needs a boolean input, got {}",
-                                 to_string(inputs[0].element_type())));
+    if (inputs[0].element_type() != ElementType::boolean) no_kernel(0, inputs[0].element_type());
     const auto* in = inputs[0].data<std::uint8_t>();
     auto* out = outputs[0].data<std::uint8_t>();
     context.parallel.for_range(
@@ -434,18 +425,19 @@ OpDef logical_xor_op() {
 }
 
 OpDef logical_not_op() {
-  return {"LogicalNot",
-          1,
-          1,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          [](const Attributes&) -> std::unique_ptr<const Op> {
-            return std::make_unique<LogicalNotOp>();
-          },
-          {{"arg", {ElementType::boolean}}},
-          {{"output", {ElementType::boolean}}}};
+  return {
+      .type = "LogicalNot",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = [](const Attributes&) -> std::unique_ptr<const Op> {
+        return std::make_unique<LogicalNotOp>();
+      },
+      .input_types = {{"arg", {ElementType::boolean}}},
+      .output_types = {{"output", {ElementType::boolean}}},
+  };
 }
 
 }  // namespace irlite

@@ -38,11 +38,6 @@ std::string mode_text(Mode m) {
 
 /// A problem with a value: the model's shape error at load time, the input's value error at run
 /// time.
-[[noreturn]] void bad_value(bool run_time, std::size_t index, std::string message) {
-  if (run_time) value_error(index, std::move(message));
-  input_error(index, std::move(message));
-}
-
 class BroadcastOp final : public Op {
  public:
   BroadcastOp(Mode mode, std::int64_t axis) : mode_(mode), axis_(axis) {}
@@ -50,19 +45,12 @@ class BroadcastOp final : public Op {
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[kData];
     const ValueInfo& target = inputs[kTarget];
-    const bool run_time = phase == Phase::run;
     if (mode_ == Mode::explicit_axes && inputs.size() < 3)
       op_error("mode=explicit needs the axes_mapping input");
-    if (!is_integral(target.type))
-      input_error(kTarget, fmt::format("target_shape must be an integer tensor, got {}",
-                                       to_string(target.type)));
     if (target.shape.rank_is_static() && target.shape.rank() != 1)
       input_error(kTarget, "target_shape must be 1-D, got " + to_string(target.shape));
     const ValueInfo* axes = mode_ == Mode::explicit_axes ? &inputs[kAxes] : nullptr;
     if (axes) {
-      if (!is_integral(axes->type))
-        input_error(kAxes, fmt::format("axes_mapping must be an integer tensor, got {}",
-                                       to_string(axes->type)));
       if (axes->shape.rank_is_static() && axes->shape.rank() != 1)
         input_error(kAxes, "axes_mapping must be 1-D, got " + to_string(axes->shape));
     }
@@ -77,7 +65,7 @@ class BroadcastOp final : public Op {
       for (std::size_t i = 0; i < target.value->size(); ++i) {
         const std::int64_t v = integer_at(*target.value, i);
         if (v < 0)
-          bad_value(run_time, kTarget, fmt::format("target_shape[{}] = {} is negative", i, v));
+          bad_value(phase, kTarget, fmt::format("target_shape[{}] = {} is negative", i, v));
         dims.emplace_back(v);
       }
       wanted = PartialShape(std::move(dims));
@@ -104,7 +92,7 @@ class BroadcastOp final : public Op {
             const Dimension& d = in[i - start];
             const Dimension& t = (*wanted)[i];
             if (!d.is_static() || !t.is_static() || d.compatible(1) || d.compatible(t)) continue;
-            bad_value(run_time, kTarget,
+            bad_value(phase, kTarget,
                       fmt::format("the data's shape {} cannot be broadcast to target_shape {} "
                                   "(mode=numpy): dim {} must be 1 or {}",
                                   to_string(in), to_string(*wanted), i - start, to_string(t)));
@@ -135,7 +123,7 @@ class BroadcastOp final : public Op {
             continue;
           }
           if (!d.compatible(t))
-            bad_value(run_time, kTarget,
+            bad_value(phase, kTarget,
                       fmt::format("the data's shape {} cannot be broadcast to target_shape {} "
                                   "(mode=pdpd, axis {}): dim {} must be 1 or {}",
                                   to_string(in), to_string(*wanted), axis, i, to_string(t)));
@@ -153,7 +141,7 @@ class BroadcastOp final : public Op {
         const std::optional<PartialShape> result =
             broadcast_shapes(in, t, BroadcastSpec{AutoBroadcast::numpy, -1});
         if (!result)
-          bad_value(run_time, kTarget,
+          bad_value(phase, kTarget,
                     fmt::format("the data's shape {} and target_shape {} cannot be broadcast "
                                 "together (mode=bidirectional)",
                                 to_string(in), to_string(t)));
@@ -167,7 +155,7 @@ class BroadcastOp final : public Op {
           if (count != rank)
             input_error(kAxes, fmt::format("axes_mapping has {} elements, the data's rank is {}",
                                            count, in.rank()));
-          if (wanted && axes->value) check_axes(in, *wanted, *axes->value, run_time);
+          if (wanted && axes->value) check_axes(in, *wanted, *axes->value, phase);
         }
         return {{data.type, result}};
       }
@@ -241,27 +229,27 @@ class BroadcastOp final : public Op {
   /// target's rank, each data dim 1 or the target dim it is mapped to. Duplicates are refused
   /// too, since two data dims cannot share one output dim.
   static void check_axes(const PartialShape& in, const PartialShape& target, const Tensor& axes,
-                         bool run_time) {
+                         Phase phase) {
     const std::vector<std::int64_t> v = integer_values(axes);
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (v[i] < 0 || v[i] >= target.rank())
-        bad_value(run_time, kAxes,
+        bad_value(phase, kAxes,
                   fmt::format("axes_mapping[{}] = {} is out of the target's rank {}", i, v[i],
                               target.rank()));
       if (i > 0 && v[i] <= v[i - 1])
-        bad_value(run_time, kAxes,
+        bad_value(phase, kAxes,
                   fmt::format("axes_mapping must be increasing, got {} after {}", v[i], v[i - 1]));
       const Dimension& t = target[static_cast<std::size_t>(v[i])];
       if (in.rank() == 0) {
         if (!t.compatible(1))
-          bad_value(run_time, kTarget,
+          bad_value(phase, kTarget,
                     fmt::format("target_shape[{}] must be 1 for a scalar data, got {}", v[i],
                                 to_string(t)));
         continue;
       }
       const Dimension& d = in[i];
       if (!t.compatible(d) && !d.compatible(1))
-        bad_value(run_time, kTarget,
+        bad_value(phase, kTarget,
                   fmt::format("data dim {} ({}) cannot be broadcast to target_shape[{}] = {}", i,
                               to_string(d), v[i], to_string(t)));
     }
@@ -286,18 +274,19 @@ std::unique_ptr<const Op> create(const Attributes& a, bool v3) {
 }
 
 OpDef broadcast_def(int version) {
-  return {"Broadcast",
-          version,
-          version,
-          2,
-          3,
-          1,
-          OpKind::compute,
-          [version](const Attributes& a) { return create(a, version == 3); },
-          {{"data", all_types()},
-           {"target_shape", integral_types()},
-           {"axes_mapping", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Broadcast",
+      .version = version,
+      .since_opset = version,
+      .min_inputs = 2,
+      .max_inputs = 3,
+      .num_outputs = 1,
+      .create = [version](const Attributes& a) { return create(a, version == 3); },
+      .input_types = {{"data", all_types()},
+                      {"target_shape", integral_types()},
+                      {"axes_mapping", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace

@@ -106,16 +106,17 @@ std::unique_ptr<const Op> create_clamp(const Attributes& a) {
 }  // namespace
 
 OpDef clamp_op() {
-  return {"Clamp",
-          1,
-          1,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_clamp,
-          {{"data", numeric_types()}},
-          {{"output", numeric_types()}}};
+  return {
+      .type = "Clamp",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_clamp,
+      .input_types = {{"data", numeric_types()}},
+      .output_types = {{"output", numeric_types()}},
+  };
 }
 
 }  // namespace irlite

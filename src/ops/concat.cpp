@@ -105,16 +105,17 @@ std::unique_ptr<const Op> create_concat(const Attributes& a) {
 
 // Any number of inputs: the one port entry stands for all of them.
 OpDef concat_op() {
-  return {"Concat",
-          1,
-          1,
-          1,
-          std::numeric_limits<int>::max(),
-          1,
-          OpKind::compute,
-          create_concat,
-          {{"inputs", all_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Concat",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 1,
+      .max_inputs = std::numeric_limits<int>::max(),
+      .num_outputs = 1,
+      .create = create_concat,
+      .input_types = {{"inputs", all_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -33,20 +33,28 @@ class ConstantOp final : public Op {
 }  // namespace
 
 OpDef constant_op() {
-  return {"Constant", 1, 1, 0, 0, 1, OpKind::constant,
-          [](const Attributes& a) -> std::unique_ptr<const Op> {
-            StoredValue stored;
-            stored.type = a.get_element_type("element_type");
-            stored.shape = a.get_shape("shape");
-            if (!element_count(stored.shape))
-              throw Error(ErrorCode::format,
-                          "attribute 'shape' = '" + a.text("shape") + "': element count overflows");
-            stored.offset = a.get_uint("offset");
-            stored.size = a.get_uint("size");
-            return std::make_unique<ConstantOp>(std::move(stored));
-          },
-          {},
-          {{"output", all_types()}}};
+  return {
+      .type = "Constant",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 0,
+      .max_inputs = 0,
+      .num_outputs = 1,
+      .kind = OpKind::constant,
+      .create = [](const Attributes& a) -> std::unique_ptr<const Op> {
+        StoredValue stored;
+        stored.type = a.get_element_type("element_type");
+        stored.shape = a.get_shape("shape");
+        if (!element_count(stored.shape))
+          throw Error(ErrorCode::format,
+                      "attribute 'shape' = '" + a.text("shape") + "': element count overflows");
+        stored.offset = a.get_uint("offset");
+        stored.size = a.get_uint("size");
+        return std::make_unique<ConstantOp>(std::move(stored));
+      },
+      .input_types = {},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

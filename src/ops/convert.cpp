@@ -34,8 +34,6 @@ class ConvertOp final : public Op {
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
-    if (data.type == ElementType::undefined)
-      input_error(0, "data must have an element type, got undefined");
     return {{to_, data.shape}};
   }
 
@@ -109,16 +107,17 @@ std::unique_ptr<const Op> create_convert(const Attributes& a) {
 }  // namespace
 
 OpDef convert_op() {
-  return {"Convert",
-          1,
-          1,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_convert,
-          {{"data", all_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Convert",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_convert,
+      .input_types = {{"data", all_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -8,8 +8,8 @@
 #include <new>
 #include <utility>
 
-#include "core/text.hpp"
 #include "core/attributes.hpp"
+#include "core/text.hpp"
 #include "ops/registry.hpp"
 
 namespace irlite {
@@ -213,8 +213,12 @@ CustomOpTable::CustomOpTable(const CustomOps& ops) : custom_(ops.defs()) {
           std::make_unique<CustomOpAdapter>(std::move(op), n, layer.items()));
     };
     // No port type lists: supported_ops() lists the built-in ops only.
-    defs_.push_back(OpDef{c.type, c.version, 0, c.min_inputs, c.max_inputs, c.num_outputs,
-                          OpKind::compute, create, {}, {}});
+    defs_.push_back(OpDef{.type = c.type,
+                          .version = c.version,
+                          .min_inputs = c.min_inputs,
+                          .max_inputs = c.max_inputs,
+                          .num_outputs = c.num_outputs,
+                          .create = create});
   }
 }
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "irlite/custom_op.hpp"
 #include "graph/op.hpp"
+#include "irlite/custom_op.hpp"
 
 namespace irlite {
 

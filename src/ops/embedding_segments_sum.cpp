@@ -21,10 +21,6 @@ constexpr std::size_t kNumSegments = 3;
 constexpr std::size_t kDefaultIndex = 4;
 constexpr std::size_t kWeights = 5;
 
-bool is_index_type(ElementType t) {
-  return t == ElementType::i32 || t == ElementType::i64;
-}
-
 std::string range_text(std::uint64_t bound) {
   return fmt::format("[0, {})", bound);
 }
@@ -82,16 +78,7 @@ class EmbeddingSegmentsSumOp final : public Op {
     const ValueInfo* def = inputs.size() > kDefaultIndex ? &inputs[kDefaultIndex] : nullptr;
     const ValueInfo* weights = inputs.size() > kWeights ? &inputs[kWeights] : nullptr;
 
-    // Element types, in OpenVINO's order (openvino-ops 3.3).
-    if (!is_index_type(ids.type))
-      input_error(kSegmentIds,
-                  fmt::format("segment_ids type must be i32 or i64, got {}", to_string(ids.type)));
-    if (!is_index_type(indices.type))
-      input_error(kIndices,
-                  fmt::format("indices type must be i32 or i64, got {}", to_string(indices.type)));
-    if (!is_index_type(num.type))
-      input_error(kNumSegments,
-                  fmt::format("num_segments type must be i32 or i64, got {}", to_string(num.type)));
+    // Each input's type is in the OpDef's lists; here, those that must agree.
     if (ids.type != indices.type)
       input_error(kSegmentIds,
                   fmt::format("segment_ids element type ({}) must match indices element type ({})",
@@ -100,18 +87,10 @@ class EmbeddingSegmentsSumOp final : public Op {
       input_error(kNumSegments, fmt::format("num_segments element type ({}) must match "
                                             "segment_ids element type ({})",
                                             to_string(num.type), to_string(ids.type)));
-    if (def) {
-      if (!is_index_type(def->type))
-        input_error(kDefaultIndex, fmt::format("default_index type must be i32 or i64, got {}",
-                                               to_string(def->type)));
-      if (def->type != indices.type)
-        input_error(kDefaultIndex, fmt::format("default_index element type ({}) must match "
-                                               "indices element type ({})",
-                                               to_string(def->type), to_string(indices.type)));
-    }
-    if (!is_numeric(table.type))
-      input_error(kTable, fmt::format("emb_table must be of a numeric type, got {}",
-                                      to_string(table.type)));
+    if (def && def->type != indices.type)
+      input_error(kDefaultIndex, fmt::format("default_index element type ({}) must match "
+                                             "indices element type ({})",
+                                             to_string(def->type), to_string(indices.type)));
     if (weights && weights->type != table.type)
       input_error(kWeights, fmt::format("per_sample_weights element type ({}) must match "
                                         "embedding table element type ({})",
@@ -203,10 +182,10 @@ class EmbeddingSegmentsSumOp final : public Op {
       using T = typename decltype(data_tag)::type;
       dispatch_index(indices.element_type(), [&](auto index_tag) {
         using I = typename decltype(index_tag)::type;
-        problem =
-            embedding_segments_sum(context.parallel, table.data<T>(), num_emb, row, indices.data<I>(), ids.data<I>(),
-                                   indices.size(), num_segments, def ? def->data<I>() : nullptr,
-                                   weights ? weights->data<T>() : nullptr, out.data<T>());
+        problem = embedding_segments_sum(context.parallel, table.data<T>(), num_emb, row,
+                                         indices.data<I>(), ids.data<I>(), indices.size(),
+                                         num_segments, def ? def->data<I>() : nullptr,
+                                         weights ? weights->data<T>() : nullptr, out.data<T>());
       });
     });
     if (problem) index_error(*problem);
@@ -216,23 +195,24 @@ class EmbeddingSegmentsSumOp final : public Op {
 }  // namespace
 
 OpDef embedding_segments_sum_op() {
-  return {"EmbeddingSegmentsSum",
-          3,
-          3,
-          4,
-          6,
-          1,
-          OpKind::compute,
-          [](const Attributes&) -> std::unique_ptr<const Op> {
-            return std::make_unique<EmbeddingSegmentsSumOp>();
-          },
-          {{"emb_table", numeric_types()},
-           {"indices", index_types()},
-           {"segment_ids", index_types()},
-           {"num_segments", index_types()},
-           {"default_index", index_types()},
-           {"per_sample_weights", numeric_types()}},
-          {{"output", numeric_types()}}};
+  return {
+      .type = "EmbeddingSegmentsSum",
+      .version = 3,
+      .since_opset = 3,
+      .min_inputs = 4,
+      .max_inputs = 6,
+      .num_outputs = 1,
+      .create = [](const Attributes&) -> std::unique_ptr<const Op> {
+        return std::make_unique<EmbeddingSegmentsSumOp>();
+      },
+      .input_types = {{"emb_table", numeric_types()},
+                      {"indices", index_types()},
+                      {"segment_ids", index_types()},
+                      {"num_segments", index_types()},
+                      {"default_index", index_types()},
+                      {"per_sample_weights", numeric_types()}},
+      .output_types = {{"output", numeric_types()}},
+  };
 }
 
 }  // namespace irlite

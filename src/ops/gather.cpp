@@ -28,19 +28,12 @@ class GatherOp final : public Op {
     const ValueInfo& data = inputs[0];
     const ValueInfo& indices = inputs[1];
     const ValueInfo& axis = inputs[2];
-    if (data.type == ElementType::undefined) input_error(0, "data has no element type");
-    if (!is_integral(indices.type))
-      input_error(
-          1, fmt::format("indices must be an integer tensor, got {}", to_string(indices.type)));
-    if (!is_integral(axis.type))
-      input_error(2, fmt::format("axis must be an integer, got {}", to_string(axis.type)));
     if (axis.shape.is_static() && axis.shape.rank() > 0 &&
         !(axis.shape.rank() == 1 && axis.shape[0].value() == 1))
       input_error(2, "axis must be a scalar or hold one element, got " + to_string(axis.shape));
     if (data.shape.rank_is_static() && data.shape.rank() == 0)
       input_error(0, "data must have rank 1 or more, got a scalar");
 
-    const bool run_time = phase == Phase::run;
     std::int64_t batch_dims = batch_dims_;
     if (indices.shape.rank_is_static()) batch_dims = normalized_batch_dims(indices.shape.rank());
 
@@ -54,8 +47,7 @@ class GatherOp final : public Op {
         const auto normalized = normalize_axis(*axis_value, rank);
         if (!normalized) {
           std::string message = axis_range_message(*axis_value, rank);
-          if (run_time) value_error(2, std::move(message));
-          input_error(2, std::move(message));
+          bad_value(phase, 2, std::move(message));
         }
         axis_value = *normalized;
       }
@@ -63,8 +55,7 @@ class GatherOp final : public Op {
       if (batch_dims >= 0 && *axis_value >= 0 && batch_dims > *axis_value) {
         std::string message =
             fmt::format("batch_dims ({}) must not exceed the axis ({})", batch_dims, *axis_value);
-        if (run_time) value_error(2, std::move(message));
-        input_error(2, std::move(message));
+        bad_value(phase, 2, std::move(message));
       }
     }
 
@@ -179,16 +170,19 @@ OpDef gather_def(int version) {
       version == 1   ? create_gather<1>
       : version == 7 ? create_gather<7>
                      : create_gather<8>;
-  return {"Gather",
-          version,
-          version,
-          3,
-          3,
-          1,
-          OpKind::compute,
-          std::move(create),
-          {{"data", all_types()}, {"indices", integral_types()}, {"axis", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Gather",
+      .version = version,
+      .since_opset = version,
+      .min_inputs = 3,
+      .max_inputs = 3,
+      .num_outputs = 1,
+      .create = std::move(create),
+      .input_types = {{"data", all_types()},
+                      {"indices", integral_types()},
+                      {"axis", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace

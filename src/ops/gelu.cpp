@@ -64,29 +64,31 @@ std::unique_ptr<const Op> create_gelu_v7(const Attributes& a) {
 }  // namespace
 
 OpDef gelu_v2_op() {
-  return {"Gelu",
-          2,
-          2,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_gelu_v2,
-          {{"data", real_types()}},
-          {{"output", real_types()}}};
+  return {
+      .type = "Gelu",
+      .version = 2,
+      .since_opset = 2,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_gelu_v2,
+      .input_types = {{"data", real_types()}},
+      .output_types = {{"output", real_types()}},
+  };
 }
 
 OpDef gelu_v7_op() {
-  return {"Gelu",
-          7,
-          7,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_gelu_v7,
-          {{"data", real_types()}},
-          {{"output", real_types()}}};
+  return {
+      .type = "Gelu",
+      .version = 7,
+      .since_opset = 7,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_gelu_v7,
+      .input_types = {{"data", real_types()}},
+      .output_types = {{"output", real_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -39,8 +39,6 @@ class MatMulOp final : public Op {
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& a = inputs[0];
     const ValueInfo& b = inputs[1];
-    if (!is_numeric(a.type))
-      input_error(0, fmt::format("A must be numeric, got {}", to_string(a.type)));
     if (b.type != a.type)
       input_error(1, fmt::format("B must have A's element type {}, got {}", to_string(a.type),
                                  to_string(b.type)));
@@ -101,7 +99,7 @@ class MatMulOp final : public Op {
           using T = typename decltype(tag)::type;
           matmul(context.parallel, a.data<T>(), b.data<T>(), p, outputs[0].data<T>());
         }))
-      input_error(0, fmt::format("A must be numeric, got {}", to_string(a.element_type())));
+      no_kernel(0, a.element_type());
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
@@ -178,16 +176,17 @@ std::unique_ptr<const Op> create_matmul(const Attributes& a) {
 }  // namespace
 
 OpDef matmul_op() {
-  return {"MatMul",
-          1,
-          1,
-          2,
-          2,
-          1,
-          OpKind::compute,
-          create_matmul,
-          {{"A", numeric_types()}, {"B", numeric_types()}},
-          {{"output", numeric_types()}}};
+  return {
+      .type = "MatMul",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = create_matmul,
+      .input_types = {{"A", numeric_types()}, {"B", numeric_types()}},
+      .output_types = {{"output", numeric_types()}},
+  };
 }
 
 }  // namespace irlite

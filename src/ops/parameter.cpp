@@ -14,15 +14,23 @@ std::vector<std::pair<std::string, std::string>> ParameterOp::attributes() const
 }
 
 OpDef parameter_op() {
-  return {"Parameter", 1, 1, 0, 0, 1, OpKind::parameter,
-          [](const Attributes& a) -> std::unique_ptr<const Op> {
-            const ElementType type = a.get_element_type("element_type");
-            if (!is_numeric(type) && type != ElementType::boolean)
-              throw Error(ErrorCode::format, "attribute 'element_type': unsupported type");
-            return std::make_unique<ParameterOp>(type, a.get_partial_shape("shape"));
-          },
-          {},
-          {{"output", all_types()}}};
+  return {
+      .type = "Parameter",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 0,
+      .max_inputs = 0,
+      .num_outputs = 1,
+      .kind = OpKind::parameter,
+      .create = [](const Attributes& a) -> std::unique_ptr<const Op> {
+        const ElementType type = a.get_element_type("element_type");
+        if (!is_numeric(type) && type != ElementType::boolean)
+          throw Error(ErrorCode::format, "attribute 'element_type': unsupported type");
+        return std::make_unique<ParameterOp>(type, a.get_partial_shape("shape"));
+      },
+      .input_types = {},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

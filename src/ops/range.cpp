@@ -54,24 +54,20 @@ class RangeOp final : public Op {
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     for (std::size_t i = 0; i < 3; ++i) {
-      if (!is_numeric(inputs[i].type))
-        input_error(
-            i, fmt::format("{} must be numeric, got {}", kNames[i], to_string(inputs[i].type)));
       // OpenVINO refuses a one-element 1-D input too: each is a scalar.
       if (inputs[i].shape.rank_is_static() && inputs[i].shape.rank() != 0)
         input_error(
             i, fmt::format("{} must be a scalar, got {}", kNames[i], to_string(inputs[i].shape)));
     }
-    const bool run_time = phase == Phase::run;
     std::optional<double> values[3];
     for (std::size_t i = 0; i < 3; ++i)
-      if (inputs[i].value) values[i] = checked_value(*inputs[i].value, i, run_time);
+      if (inputs[i].value) values[i] = checked_value(*inputs[i].value, i, phase);
     // A zero step is refused as soon as it is known, whatever the other two.
-    if (values[2]) check_step(*values[2], run_time);
+    if (values[2]) check_step(*values[2], phase);
     if (!values[0] || !values[1] || !values[2])
       return {{output_type_, PartialShape{Dimension::dynamic()}}};
-    return {{output_type_,
-             PartialShape{Dimension(count(*values[0], *values[1], *values[2], run_time))}}};
+    return {
+        {output_type_, PartialShape{Dimension(count(*values[0], *values[1], *values[2], phase))}}};
   }
 
   bool shape_needs_value(std::size_t, std::size_t) const override { return true; }
@@ -107,18 +103,17 @@ class RangeOp final : public Op {
 
  private:
   /// Input i's value; NaN and infinities are errors.
-  static double checked_value(const Tensor& t, std::size_t i, bool run_time) {
+  static double checked_value(const Tensor& t, std::size_t i, Phase phase) {
     const double v = scalar_as_double(t);
     if (!std::isfinite(v)) {
       std::string message = fmt::format("{} must be finite, got {}", kNames[i], value_text(t, 0));
-      if (run_time) value_error(i, std::move(message));
-      input_error(i, std::move(message));
+      bad_value(phase, i, std::move(message));
     }
     return v;
   }
 
   /// Refuses a step that is zero once converted to the output type.
-  void check_step(double step, bool run_time) const {
+  void check_step(double step, Phase phase) const {
     if ((is_integral(output_type_) ? std::trunc(step) : step) != 0) return;
     std::string message = is_integral(output_type_)
                               ? fmt::format(
@@ -126,25 +121,23 @@ class RangeOp final : public Op {
                                     "in {}",
                                     step, to_string(output_type_))
                               : std::string("step must not be zero");
-    if (run_time) value_error(2, std::move(message));
-    input_error(2, std::move(message));
+    bad_value(phase, 2, std::move(message));
   }
 
-  std::int64_t count(double start, double stop, double step, bool run_time) const {
+  std::int64_t count(double start, double stop, double step, Phase phase) const {
     if (is_integral(output_type_)) {
       start = std::trunc(start);
       stop = std::trunc(stop);
       step = std::trunc(step);
     }
-    check_step(step, run_time);
+    check_step(step, phase);
     const bool empty = (step > 0 && start >= stop) || (step < 0 && start <= stop);
     const double n = empty ? 0.0 : std::ceil(std::fabs(stop - start) / std::fabs(step));
     if (!(n <= kMaxCount)) {
       std::string message =
           fmt::format("the range from {} to {} by {} has {} elements, more than irlite allows ({})",
                       start, stop, step, n, kMaxCount);
-      if (run_time) value_error(2, std::move(message));
-      input_error(2, std::move(message));
+      bad_value(phase, 2, std::move(message));
     }
     return static_cast<std::int64_t>(n);
   }
@@ -163,16 +156,19 @@ std::unique_ptr<const Op> create_range(const Attributes& a) {
 }  // namespace
 
 OpDef range_v4_op() {
-  return {"Range",
-          4,
-          4,
-          3,
-          3,
-          1,
-          OpKind::compute,
-          create_range,
-          {{"start", numeric_types()}, {"stop", numeric_types()}, {"step", numeric_types()}},
-          {{"output", numeric_types()}}};
+  return {
+      .type = "Range",
+      .version = 4,
+      .since_opset = 4,
+      .min_inputs = 3,
+      .max_inputs = 3,
+      .num_outputs = 1,
+      .create = create_range,
+      .input_types = {{"start", numeric_types()},
+                      {"stop", numeric_types()},
+                      {"step", numeric_types()}},
+      .output_types = {{"output", numeric_types()}},
+  };
 }
 
 }  // namespace irlite

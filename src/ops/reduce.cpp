@@ -89,14 +89,13 @@ bool dispatch_data(Kind kind, ElementType type, F&& f) {
 
 /// The axes normalised into [0, rank). Out-of-range axes are a shape error when found while
 /// loading (OpenVINO rejects a Const axes the same way) and a value error at run time.
-std::vector<std::int64_t> normalized_axes(const Tensor& axes, std::int64_t rank, bool run_time) {
+std::vector<std::int64_t> normalized_axes(const Tensor& axes, std::int64_t rank, Phase phase) {
   std::vector<std::int64_t> result = integer_values(axes);
   for (std::int64_t& a : result) {
     const auto n = normalize_axis(a, rank);
     if (!n) {
       std::string message = axis_range_message(a, rank);
-      if (run_time) value_error(1, std::move(message));
-      input_error(1, std::move(message));
+      bad_value(phase, 1, std::move(message));
     }
     a = *n;
   }
@@ -110,15 +109,6 @@ class ReduceOp final : public Op {
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& axes = inputs[1];
-    if (is_logical(kind_)) {
-      if (data.type != ElementType::boolean)
-        input_error(0, fmt::format("data must be boolean, got {}", to_string(data.type)));
-    } else if (!is_numeric(data.type)) {
-      input_error(0, fmt::format("data must be numeric, got {}", to_string(data.type)));
-    }
-    // The spec lists i32/i64; OpenVINO accepts any integer type, and so does irlite.
-    if (!is_integral(axes.type))
-      input_error(1, fmt::format("axes must be an integer tensor, got {}", to_string(axes.type)));
     if (axes.shape.rank_is_static() && axes.shape.rank() > 1)
       input_error(1, "axes must be a scalar or 1-D, got " + to_string(axes.shape));
 
@@ -135,8 +125,7 @@ class ReduceOp final : public Op {
                             : (few >> i & 1) != 0;
       };
       // Duplicate axes are accepted (the spec forbids them, OpenVINO does not): one reduction.
-      const bool run_time = phase == Phase::run || data.value != nullptr;
-      for (const std::int64_t a : normalized_axes(*axes.value, rank, run_time)) {
+      for (const std::int64_t a : normalized_axes(*axes.value, rank, phase)) {
         if (rank > kWord)
           many[static_cast<std::size_t>(a)] = true;
         else
@@ -226,18 +215,19 @@ class ReduceOp final : public Op {
 OpDef reduce_def(std::string_view type, int version, Kind kind) {
   const std::vector<ElementType> types =
       is_logical(kind) ? std::vector<ElementType>{ElementType::boolean} : numeric_types();
-  return {type,
-          version,
-          version,
-          2,
-          2,
-          1,
-          OpKind::compute,
-          [kind](const Attributes& a) -> std::unique_ptr<const Op> {
-            return std::make_unique<ReduceOp>(kind, a.get_bool("keep_dims", false));
-          },
-          {{"data", types}, {"axes", integral_types()}},
-          {{"output", types}}};
+  return {
+      .type = type,
+      .version = version,
+      .since_opset = version,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = [kind](const Attributes& a) -> std::unique_ptr<const Op> {
+        return std::make_unique<ReduceOp>(kind, a.get_bool("keep_dims", false));
+      },
+      .input_types = {{"data", types}, {"axes", integral_types()}},
+      .output_types = {{"output", types}},
+  };
 }
 
 }  // namespace

@@ -22,5 +22,4 @@ const OpDef* resolve_op(std::string_view type, std::string_view opset, std::stri
 /// letter case and with the IR's spellings (`Const`).
 bool is_builtin_type(std::string_view type);
 
-
 }  // namespace irlite

@@ -32,15 +32,10 @@ class ReshapeOp final : public Op {
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& target = inputs[1];
-    if (data.type == ElementType::undefined) input_error(0, "data has no element type");
-    if (!is_integral(target.type))
-      input_error(1,
-                  fmt::format("shape must be an integer tensor, got {}", to_string(target.type)));
     if (target.shape.rank_is_static() && target.shape.rank() > 1)
       input_error(1, "shape must be a 1-D tensor or a scalar, got " + to_string(target.shape));
-    const bool run_time = phase == Phase::run || data.value != nullptr;
 
-    const std::optional<std::vector<PatternEntry>> pattern = read_pattern(target, run_time);
+    const std::optional<std::vector<PatternEntry>> pattern = read_pattern(target, phase);
     if (!pattern) {
       // The target is unknown: only its length tells the output's rank.
       if (!target.shape.rank_is_static()) return {{data.type, PartialShape::dynamic_rank()}};
@@ -55,7 +50,7 @@ class ReshapeOp final : public Op {
       return {{data.type,
                PartialShape(std::vector<Dimension>(static_cast<std::size_t>(length.value())))}};
     }
-    return {{data.type, PartialShape(output_dims(data.shape, *pattern, run_time))}};
+    return {{data.type, PartialShape(output_dims(data.shape, *pattern, phase))}};
   }
 
   bool shape_needs_value(std::size_t index, std::size_t) const override { return index == 1; }
@@ -83,7 +78,7 @@ class ReshapeOp final : public Op {
   /// The target's entries from its value or, at load time, its bounds; nullopt when neither is
   /// known. A scalar target counts as one entry.
   static std::optional<std::vector<PatternEntry>> read_pattern(const ValueInfo& target,
-                                                               bool run_time) {
+                                                               Phase phase) {
     if (!target.value && !(target.lower && target.upper)) return std::nullopt;
     const Tensor& t = target.value ? *target.value : *target.lower;
     std::vector<PatternEntry> pattern(t.size());
@@ -95,10 +90,10 @@ class ReshapeOp final : public Op {
       PatternEntry& e = pattern[i];
       if (lo == -1 && hi == -1) {
         if (minus_one)
-          value_problem(run_time, 1,
-                        fmt::format("shape holds -1 at indices {} and {}: at most one dimension "
-                                    "may be inferred",
-                                    *minus_one, i));
+          bad_value(phase, 1,
+                    fmt::format("shape holds -1 at indices {} and {}: at most one dimension "
+                                "may be inferred",
+                                *minus_one, i));
         minus_one = i;
         e.minus_one = true;
       } else if (lo >= 0 && hi >= lo) {
@@ -107,29 +102,26 @@ class ReshapeOp final : public Op {
         // Bounds that straddle -1 (a value that may or may not be -1): any extent.
         e.dim = Dimension();
       } else {
-        value_problem(run_time, 1,
-                      target.value
-                          ? fmt::format("shape[{}] = {} is invalid: an extent is -1 or "
-                                        "non-negative",
-                                        i, lo)
-                          : fmt::format("shape[{}] has invalid bounds [{}, {}]", i, lo, hi));
+        bad_value(phase, 1,
+                  target.value ? fmt::format("shape[{}] = {} is invalid: an extent is -1 or "
+                                             "non-negative",
+                                             i, lo)
+                               : fmt::format("shape[{}] has invalid bounds [{}, {}]", i, lo, hi));
       }
     }
     if (target.shape.rank_is_static() && target.shape.rank() == 0) {
       // A scalar target stands for a scalar output, and may only hold 1.
       if (pattern.size() != 1 || pattern[0].minus_one || pattern[0].dim != Dimension(1))
-        value_problem(
-            run_time, 1,
-            fmt::format("a scalar shape must hold 1, got {}",
-                        target.value ? value_text(t, 0) : std::string("a bounded value")));
+        bad_value(phase, 1,
+                  fmt::format("a scalar shape must hold 1, got {}",
+                              target.value ? value_text(t, 0) : std::string("a bounded value")));
       pattern.clear();
     }
     return pattern;
   }
 
   std::vector<Dimension> output_dims(const PartialShape& in,
-                                     const std::vector<PatternEntry>& pattern,
-                                     bool run_time) const {
+                                     const std::vector<PatternEntry>& pattern, Phase phase) const {
     std::vector<Dimension> out;
     out.reserve(pattern.size());
     std::optional<std::size_t> minus_one;
@@ -154,10 +146,10 @@ class ReshapeOp final : public Op {
         out.emplace_back();
       } else if (special_zero_ && e.dim == Dimension(0)) {
         if (i >= rank)
-          value_problem(run_time, 1,
-                        fmt::format("shape[{}] = 0 copies input dimension {} (special_zero), but "
-                                    "the input {} has rank {}",
-                                    i, i, to_string(in), rank));
+          bad_value(phase, 1,
+                    fmt::format("shape[{}] = 0 copies input dimension {} (special_zero), but "
+                                "the input {} has rank {}",
+                                i, i, to_string(in), rank));
         out.push_back(in[i]);
         copied[i] = true;
       } else {
@@ -169,10 +161,10 @@ class ReshapeOp final : public Op {
       if (!copied[i]) in_product = multiply(in_product, in[i]);
 
     if (minus_one) {
-      out[*minus_one] = resolve_minus_one(in, out, in_product, out_product, run_time);
+      out[*minus_one] = resolve_minus_one(in, out, in_product, out_product, phase);
     } else if (in.is_static() && PartialShape(out).is_static() && in_product != out_product) {
-      value_problem(
-          run_time, 1,
+      bad_value(
+          phase, 1,
           fmt::format("the shape {} holds {} elements but the input {} holds {}", dims_text(out),
                       element_text(PartialShape(out)), to_string(in), element_text(in)));
     }
@@ -188,21 +180,21 @@ class ReshapeOp final : public Op {
   // as an interval when those are intervals (OpenVINO's reshape rule).
   static Dimension resolve_minus_one(const PartialShape& in, const std::vector<Dimension>& out,
                                      const Dimension& in_product, const Dimension& out_product,
-                                     bool run_time) {
+                                     Phase phase) {
     if (out_product.has_upper_bound() && out_product.max() == 0) {
       // The other extents hold no element: the input must hold none either, and the -1 is 1
       // (OpenVINO's choice; any extent would do).
       if (!in_product.has_upper_bound() || in_product.max() != 0)
-        value_problem(run_time, 1,
-                      fmt::format("cannot infer the -1 in {}: the other dimensions hold no "
-                                  "element but the input {} is not empty",
-                                  dims_text(out), to_string(in)));
+        bad_value(phase, 1,
+                  fmt::format("cannot infer the -1 in {}: the other dimensions hold no "
+                              "element but the input {} is not empty",
+                              dims_text(out), to_string(in)));
       return in.is_static() ? Dimension(1) : Dimension();
     }
     if (in_product.is_static() && out_product.is_static()) {
       if (in_product.value() % out_product.value() != 0)
-        value_problem(
-            run_time, 1,
+        bad_value(
+            phase, 1,
             fmt::format("cannot infer the -1 in {}: the input {} holds {} elements, "
                         "not a multiple of {}",
                         dims_text(out), to_string(in), in_product.value(), out_product.value()));
@@ -217,10 +209,10 @@ class ReshapeOp final : public Op {
     else
       lo = (in_product.min() + out_product.max() - 1) / out_product.max();
     if (hi != Dimension::unbounded && lo > hi)
-      value_problem(run_time, 1,
-                    fmt::format("cannot infer the -1 in {}: the other dimensions do not divide "
-                                "the input {} evenly",
-                                dims_text(out), to_string(in)));
+      bad_value(phase, 1,
+                fmt::format("cannot infer the -1 in {}: the other dimensions do not divide "
+                            "the input {} evenly",
+                            dims_text(out), to_string(in)));
     return Dimension(lo, hi);
   }
 
@@ -234,16 +226,17 @@ std::unique_ptr<const Op> create_reshape(const Attributes& a) {
 }  // namespace
 
 OpDef reshape_op() {
-  return {"Reshape",
-          1,
-          1,
-          2,
-          2,
-          1,
-          OpKind::compute,
-          create_reshape,
-          {{"data", all_types()}, {"shape", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Reshape",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = create_reshape,
+      .input_types = {{"data", all_types()}, {"shape", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

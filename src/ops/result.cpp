@@ -15,12 +15,20 @@ class ResultOp final : public Op {
 
 OpDef result_op() {
   // Result has one input and, in the IR, no output port; the executor hands its input through.
-  return {"Result", 1, 1, 1, 1, 0, OpKind::result,
-          [](const Attributes&) -> std::unique_ptr<const Op> {
-            return std::make_unique<ResultOp>();
-          },
-          {{"input", all_types()}},
-          {}};
+  return {
+      .type = "Result",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 0,
+      .kind = OpKind::result,
+      .create = [](const Attributes&) -> std::unique_ptr<const Op> {
+        return std::make_unique<ResultOp>();
+      },
+      .input_types = {{"input", all_types()}},
+      .output_types = {},
+  };
 }
 
 }  // namespace irlite

@@ -63,16 +63,17 @@ std::unique_ptr<const Op> create_round(const Attributes& a) {
 }  // namespace
 
 OpDef round_op() {
-  return {"Round",
-          5,
-          5,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_round,
-          {{"data", numeric_types()}},
-          {{"output", numeric_types()}}};
+  return {
+      .type = "Round",
+      .version = 5,
+      .since_opset = 5,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_round,
+      .input_types = {{"data", numeric_types()}},
+      .output_types = {{"output", numeric_types()}},
+  };
 }
 
 }  // namespace irlite

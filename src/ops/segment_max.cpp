@@ -57,18 +57,6 @@ class SegmentMaxOp final : public Op {
     const ValueInfo& ids = inputs[kSegmentIds];
     const ValueInfo* num = inputs.size() > kNumSegments ? &inputs[kNumSegments] : nullptr;
 
-    if (!is_numeric(data.type))
-      input_error(kData,
-                  fmt::format("data must be of a numeric type, got {}", to_string(data.type)));
-    if (ids.type != ElementType::i32 && ids.type != ElementType::i64)
-      input_error(kSegmentIds, fmt::format("the element type of segment_ids must be i32 or i64, "
-                                           "got {}",
-                                           to_string(ids.type)));
-    if (num && num->type != ElementType::i32 && num->type != ElementType::i64)
-      input_error(kNumSegments, fmt::format("the element type of num_segments must be i32 or "
-                                            "i64, got {}",
-                                            to_string(num->type)));
-
     if (data.shape.rank_is_static() && data.shape.rank() == 0)
       input_error(kData, "the data input cannot be a scalar");
     if (ids.shape.rank_is_static() && ids.shape.rank() != 1)
@@ -151,29 +139,30 @@ class SegmentMaxOp final : public Op {
 }  // namespace
 
 OpDef segment_max_op() {
-  return {"SegmentMax",
-          16,
-          16,
-          2,
-          3,
-          1,
-          OpKind::compute,
-          [](const Attributes& a) -> std::unique_ptr<const Op> {
-            // The spec's examples spell the attribute `empty_segment_value`; OpenVINO reads and
-            // writes `fill_mode`. Both are accepted, and must agree when both are present.
-            const auto name = a.first_present({"fill_mode", "empty_segment_value"});
-            const std::size_t mode = a.get_enum(name.value_or("fill_mode"), {"zero", "lowest"});
-            if (a.has("fill_mode") && a.has("empty_segment_value") &&
-                a.get_enum("empty_segment_value", {"zero", "lowest"}) != mode)
-              throw Error(ErrorCode::format, "attributes 'fill_mode' = '" + a.text("fill_mode") +
-                                                 "' and 'empty_segment_value' = '" +
-                                                 a.text("empty_segment_value") + "' disagree");
-            return std::make_unique<SegmentMaxOp>(mode == 0 ? FillMode::zero : FillMode::lowest);
-          },
-          {{"data", numeric_types()},
-           {"segment_ids", index_types()},
-           {"num_segments", index_types()}},
-          {{"output", numeric_types()}}};
+  return {
+      .type = "SegmentMax",
+      .version = 16,
+      .since_opset = 16,
+      .min_inputs = 2,
+      .max_inputs = 3,
+      .num_outputs = 1,
+      .create = [](const Attributes& a) -> std::unique_ptr<const Op> {
+        // The spec's examples spell the attribute `empty_segment_value`; OpenVINO reads and
+        // writes `fill_mode`. Both are accepted, and must agree when both are present.
+        const auto name = a.first_present({"fill_mode", "empty_segment_value"});
+        const std::size_t mode = a.get_enum(name.value_or("fill_mode"), {"zero", "lowest"});
+        if (a.has("fill_mode") && a.has("empty_segment_value") &&
+            a.get_enum("empty_segment_value", {"zero", "lowest"}) != mode)
+          throw Error(ErrorCode::format, "attributes 'fill_mode' = '" + a.text("fill_mode") +
+                                             "' and 'empty_segment_value' = '" +
+                                             a.text("empty_segment_value") + "' disagree");
+        return std::make_unique<SegmentMaxOp>(mode == 0 ? FillMode::zero : FillMode::lowest);
+      },
+      .input_types = {{"data", numeric_types()},
+                      {"segment_ids", index_types()},
+                      {"num_segments", index_types()}},
+      .output_types = {{"output", numeric_types()}},
+  };
 }
 
 }  // namespace irlite

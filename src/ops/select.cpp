@@ -25,9 +25,6 @@ class SelectOp final : public Op {
     const ValueInfo& cond = inputs[kCond];
     const ValueInfo& then = inputs[kThen];
     const ValueInfo& other = inputs[kElse];
-    if (cond.type != ElementType::boolean)
-      input_error(kCond,
-                  fmt::format("the condition must be boolean, got {}", to_string(cond.type)));
     if (then.type != other.type)
       input_error(kElse, fmt::format("then and else must have one element type, got {} and {}",
                                      to_string(then.type), to_string(other.type)));
@@ -45,7 +42,7 @@ class SelectOp final : public Op {
                const ExecContext& context) const override {
     Tensor& out = outputs[0];
     if (inputs[kCond].element_type() != ElementType::boolean)
-      input_error(kCond, "the condition must be boolean");
+      no_kernel(kCond, inputs[kCond].element_type());
     if (out.empty()) return;
     std::array<Shape, 3> aligned;
     for (std::size_t k = 0; k < 3; ++k)
@@ -73,18 +70,21 @@ class SelectOp final : public Op {
 }  // namespace
 
 OpDef select_op() {
-  return {"Select",
-          1,
-          1,
-          3,
-          3,
-          1,
-          OpKind::compute,
-          [](const Attributes& a) -> std::unique_ptr<const Op> {
-            return std::make_unique<SelectOp>(read_broadcast_spec(a, AutoBroadcast::numpy));
-          },
-          {{"cond", {ElementType::boolean}}, {"then", all_types()}, {"else", all_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Select",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 3,
+      .max_inputs = 3,
+      .num_outputs = 1,
+      .create = [](const Attributes& a) -> std::unique_ptr<const Op> {
+        return std::make_unique<SelectOp>(read_broadcast_spec(a, AutoBroadcast::numpy));
+      },
+      .input_types = {{"cond", {ElementType::boolean}},
+                      {"then", all_types()},
+                      {"else", all_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -1,7 +1,6 @@
 #pragma once
 // Helpers shared by the shape and data-movement ops (ShapeOf, Reshape, Squeeze, Unsqueeze,
-// Concat, Transpose, Tile): interval arithmetic on dimensions and the choice between a load-time
-// shape error and a run-time value error.
+// Concat, Transpose, Tile): interval arithmetic on dimensions.
 
 #include <cstdint>
 #include <limits>
@@ -38,13 +37,6 @@ inline Dimension add(const Dimension& a, const Dimension& b) {
   if (!a.has_upper_bound() || !b.has_upper_bound() || __builtin_add_overflow(a.max(), b.max(), &hi))
     return Dimension(lo, Dimension::unbounded);
   return Dimension(lo, hi);
-}
-
-/// A problem with a value an input holds: a value error once the data is real (run time, or
-/// while folding Consts), a shape error of the model while loading.
-[[noreturn]] inline void value_problem(bool run_time, std::size_t index, std::string message) {
-  if (run_time) value_error(index, std::move(message));
-  input_error(index, std::move(message));
 }
 
 }  // namespace irlite

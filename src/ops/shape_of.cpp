@@ -85,29 +85,31 @@ std::unique_ptr<const Op> create_shape_of_v3(const Attributes& a) {
 }  // namespace
 
 OpDef shape_of_v1_op() {
-  return {"ShapeOf",
-          1,
-          1,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_shape_of_v1,
-          {{"data", all_types()}},
-          {{"output", {ElementType::i64}}}};
+  return {
+      .type = "ShapeOf",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_shape_of_v1,
+      .input_types = {{"data", all_types()}},
+      .output_types = {{"output", {ElementType::i64}}},
+  };
 }
 
 OpDef shape_of_v3_op() {
-  return {"ShapeOf",
-          3,
-          3,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_shape_of_v3,
-          {{"data", all_types()}},
-          {{"output", index_types()}}};
+  return {
+      .type = "ShapeOf",
+      .version = 3,
+      .since_opset = 3,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_shape_of_v3,
+      .input_types = {{"data", all_types()}},
+      .output_types = {{"output", index_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -41,7 +41,9 @@ std::optional<Dimension> known_dimension(const ValueInfo& in, std::size_t i = 0)
 std::optional<Dimension> intersect(const Dimension& a, const Dimension& b);
 
 /// Whether a partial shape can be a scalar (rank 0 or unknown rank).
-inline bool may_be_scalar(const PartialShape& s) { return !s.rank_is_static() || s.rank() == 0; }
+inline bool may_be_scalar(const PartialShape& s) {
+  return !s.rank_is_static() || s.rank() == 0;
+}
 
 /// Shortest text of a value for messages and Model::layers(): integers as is, floats in the
 /// shortest form that reads back to the same value (`0.2`, not `0.200000003`; f16 and bf16 via

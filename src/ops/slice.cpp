@@ -27,14 +27,10 @@ class SliceOp final : public Op {
  public:
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
-    if (data.type == ElementType::undefined) input_error(0, "data has no element type");
     const PartialShape& shape = data.shape;
     std::optional<Dimension> entries;
     for (std::size_t i = 1; i < inputs.size(); ++i) {
       const ValueInfo& in = inputs[i];
-      if (!is_integral(in.type))
-        input_error(i, fmt::format("{} must be an integer tensor, got {}", kInputNames[i],
-                                   to_string(in.type)));
       if (!in.shape.rank_is_static()) continue;
       if (in.shape.rank() != 1)
         input_error(i, fmt::format("{} must be 1-D, got {}", kInputNames[i], to_string(in.shape)));
@@ -48,7 +44,6 @@ class SliceOp final : public Op {
       if (!entries || n.is_static()) entries = n;
     }
     if (!shape.rank_is_static()) return {{data.type, PartialShape::dynamic_rank()}};
-    const bool run_time = phase == Phase::run;
     const std::int64_t rank = shape.rank();
 
     const auto start = bounds_of(inputs[1]);
@@ -58,7 +53,7 @@ class SliceOp final : public Op {
     // Which entry slices each axis.
     std::optional<std::map<std::int64_t, std::size_t>> axes;
     if (inputs.size() > 4) {
-      if (inputs[4].value) axes = axis_map(*inputs[4].value, rank, run_time);
+      if (inputs[4].value) axes = axis_map(*inputs[4].value, rank, phase);
     } else if (start) {
       axes.emplace();
       for (std::size_t i = 0; i < start->size(); ++i) (*axes)[static_cast<std::int64_t>(i)] = i;
@@ -90,8 +85,7 @@ class SliceOp final : public Op {
         const std::size_t i = it->second;
         if ((*step)[i] == 0) {
           std::string message = fmt::format("step {} must not be 0", i);
-          if (run_time) value_error(3, std::move(message));
-          input_error(3, std::move(message));
+          bad_value(phase, 3, std::move(message));
         }
         out.push_back(sliced_dimension(dim, (*start)[i], (*stop)[i], (*step)[i]));
       } else {
@@ -174,7 +168,7 @@ class SliceOp final : public Op {
  private:
   /// The axes normalised, each mapped to its entry; out-of-range and repeated axes are errors.
   static std::map<std::int64_t, std::size_t> axis_map(const Tensor& axes, std::int64_t rank,
-                                                      bool run_time) {
+                                                      Phase phase) {
     std::map<std::int64_t, std::size_t> m;
     const std::vector<std::int64_t> values = integer_values(axes);
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -185,8 +179,7 @@ class SliceOp final : public Op {
       else if (!m.emplace(*a, i).second)
         message = fmt::format("axes must be unique, but axis {} appears twice", *a);
       if (message.empty()) continue;
-      if (run_time) value_error(4, std::move(message));
-      input_error(4, std::move(message));
+      bad_value(phase, 4, std::move(message));
     }
     return m;
   }
@@ -213,20 +206,21 @@ std::unique_ptr<const Op> create_slice(const Attributes&) {
 }  // namespace
 
 OpDef slice_v8_op() {
-  return {"Slice",
-          8,
-          8,
-          4,
-          5,
-          1,
-          OpKind::compute,
-          create_slice,
-          {{"data", all_types()},
-           {"start", integral_types()},
-           {"stop", integral_types()},
-           {"step", integral_types()},
-           {"axes", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Slice",
+      .version = 8,
+      .since_opset = 8,
+      .min_inputs = 4,
+      .max_inputs = 5,
+      .num_outputs = 1,
+      .create = create_slice,
+      .input_types = {{"data", all_types()},
+                      {"start", integral_types()},
+                      {"stop", integral_types()},
+                      {"step", integral_types()},
+                      {"axes", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -31,9 +31,6 @@ class SoftmaxOp final : public Op {
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
-    if (!is_float_type(data.type))
-      input_error(0,
-                  fmt::format("data must be f16, bf16, f32 or f64, got {}", to_string(data.type)));
     if (data.shape.rank_is_static()) (void)axis_of(data.shape.rank());
     return {{data.type, data.shape}};
   }
@@ -57,8 +54,7 @@ class SoftmaxOp final : public Op {
           using T = typename decltype(tag)::type;
           softmax(context.parallel, data.data<T>(), outputs[0].data<T>(), l.outer, l.len, l.inner);
         }))
-      input_error(0, fmt::format("data must be f16, bf16, f32 or f64, got {}",
-                                 to_string(data.element_type())));
+      no_kernel(0, data.element_type());
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
@@ -111,36 +107,34 @@ std::unique_ptr<const Op> create_v8(const Attributes& a) {
   return std::make_unique<SoftmaxOp>(a.get_int("axis", 1), true);
 }
 
-std::vector<ElementType> float_types() {
-  return {ElementType::f16, ElementType::bf16, ElementType::f32, ElementType::f64};
-}
-
 }  // namespace
 
 OpDef softmax_v1_op() {
-  return {"Softmax",
-          1,
-          1,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_v1,
-          {{"data", float_types()}},
-          {{"output", float_types()}}};
+  return {
+      .type = "Softmax",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_v1,
+      .input_types = {{"data", real_types()}},
+      .output_types = {{"output", real_types()}},
+  };
 }
 
 OpDef softmax_v8_op() {
-  return {"Softmax",
-          8,
-          8,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_v8,
-          {{"data", float_types()}},
-          {{"output", float_types()}}};
+  return {
+      .type = "Softmax",
+      .version = 8,
+      .since_opset = 8,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_v8,
+      .input_types = {{"data", real_types()}},
+      .output_types = {{"output", real_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -22,15 +22,11 @@ class SqueezeOp final : public Op {
     const ValueInfo* axes = inputs.size() > 1 ? &inputs[1] : nullptr;
     if (data.type == ElementType::undefined) input_error(0, "data has no element type");
     if (axes) {
-      if (!is_integral(axes->type))
-        input_error(1,
-                    fmt::format("axes must be an integer tensor, got {}", to_string(axes->type)));
       if (axes->shape.rank_is_static() && axes->shape.rank() > 1)
         input_error(1, "axes must be a scalar or 1-D, got " + to_string(axes->shape));
     }
     const PartialShape& in = data.shape;
     if (!in.rank_is_static()) return {{data.type, PartialShape::dynamic_rank()}};
-    const bool run_time = phase == Phase::run || data.value != nullptr;
 
     if (!axes || (axes->value && axes->value->empty())) {
       // Every extent 1 goes; a dynamic dimension that may be 1 leaves the rank unknown.
@@ -51,7 +47,7 @@ class SqueezeOp final : public Op {
       }
       return {{data.type, PartialShape::dynamic_rank()}};
     }
-    const std::vector<bool> removed = removed_axes(in, *axes->value, run_time);
+    const std::vector<bool> removed = removed_axes(in, *axes->value, phase);
     std::vector<Dimension> dims;
     for (std::size_t i = 0; i < removed.size(); ++i)
       if (!removed[i]) dims.push_back(in[i]);
@@ -77,18 +73,18 @@ class SqueezeOp final : public Op {
   /// naming a dimension that cannot be 1, is refused: OpenVINO's rule before its 2024.3 release
   /// (later releases keep such a dimension silently), so that a model whose shapes went wrong
   /// upstream fails where it went wrong.
-  static std::vector<bool> removed_axes(const PartialShape& in, const Tensor& axes, bool run_time) {
+  static std::vector<bool> removed_axes(const PartialShape& in, const Tensor& axes, Phase phase) {
     const std::int64_t rank = in.rank();
     std::vector<bool> removed(static_cast<std::size_t>(rank), false);
     for (const std::int64_t a : integer_values(axes)) {
       const std::optional<std::int64_t> axis = normalize_axis(a, rank);
-      if (!axis) value_problem(run_time, 1, axis_range_message(a, rank));
+      if (!axis) bad_value(phase, 1, axis_range_message(a, rank));
       const Dimension& d = in[static_cast<std::size_t>(*axis)];
       if (!d.contains(1))
-        value_problem(run_time, 1,
-                      fmt::format("axis {} names dimension {} of extent {} in {}: only a "
-                                  "dimension of extent 1 can be squeezed",
-                                  a, *axis, to_string(d), to_string(in)));
+        bad_value(phase, 1,
+                  fmt::format("axis {} names dimension {} of extent {} in {}: only a "
+                              "dimension of extent 1 can be squeezed",
+                              a, *axis, to_string(d), to_string(in)));
       removed[static_cast<std::size_t>(*axis)] = true;
     }
     return removed;
@@ -102,16 +98,17 @@ std::unique_ptr<const Op> create_squeeze(const Attributes&) {
 }  // namespace
 
 OpDef squeeze_op() {
-  return {"Squeeze",
-          1,
-          1,
-          1,
-          2,
-          1,
-          OpKind::compute,
-          create_squeeze,
-          {{"data", all_types()}, {"axes", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Squeeze",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 1,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = create_squeeze,
+      .input_types = {{"data", all_types()}, {"axes", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

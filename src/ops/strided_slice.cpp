@@ -67,16 +67,11 @@ class StridedSliceOp final : public Op {
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
-    if (data.type == ElementType::undefined) input_error(0, "data has no element type");
     for (std::size_t i = 1; i < inputs.size(); ++i) {
-      if (!is_integral(inputs[i].type))
-        input_error(i, fmt::format("{} must be an integer tensor, got {}", kInputNames[i],
-                                   to_string(inputs[i].type)));
       if (inputs[i].shape.rank_is_static() && inputs[i].shape.rank() != 1)
         input_error(
             i, fmt::format("{} must be 1-D, got {}", kInputNames[i], to_string(inputs[i].shape)));
     }
-    const bool run_time = phase == Phase::run;
     // The number of entries, from whatever tells it: the shapes of begin, end and stride, or the
     // stride's value. They must agree.
     std::optional<std::int64_t> entries;
@@ -126,8 +121,7 @@ class StridedSliceOp final : public Op {
               std::string message =
                   fmt::format("begin {} of shrunk axis {} is out of the range [{}, {})", b, in,
                               -dim.value(), dim.value());
-              if (run_time) value_error(1, std::move(message));
-              input_error(1, std::move(message));
+              bad_value(phase, 1, std::move(message));
             }
           }
           ++in;
@@ -139,8 +133,7 @@ class StridedSliceOp final : public Op {
             const std::int64_t s = (*stride)[k];
             if (s == 0) {
               std::string message = fmt::format("stride {} must not be 0", k);
-              if (run_time) value_error(3, std::move(message));
-              input_error(3, std::move(message));
+              bad_value(phase, 3, std::move(message));
             }
             out.push_back(sliced_dimension(dim, start_of(k, s, dim, (*begin)[k]),
                                            stop_of(k, s, dim, (*end)[k]), s));
@@ -337,19 +330,20 @@ std::unique_ptr<const Op> create_strided_slice(const Attributes& a) {
 }  // namespace
 
 OpDef strided_slice_v1_op() {
-  return {"StridedSlice",
-          1,
-          1,
-          3,
-          4,
-          1,
-          OpKind::compute,
-          create_strided_slice,
-          {{"data", all_types()},
-           {"begin", integral_types()},
-           {"end", integral_types()},
-           {"stride", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "StridedSlice",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 3,
+      .max_inputs = 4,
+      .num_outputs = 1,
+      .create = create_strided_slice,
+      .input_types = {{"data", all_types()},
+                      {"begin", integral_types()},
+                      {"end", integral_types()},
+                      {"stride", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

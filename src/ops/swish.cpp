@@ -20,7 +20,7 @@ struct SwishKernel {
 class SwishOp final : public Op {
  public:
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
-    const OutputInfo out = unary_output(inputs[0], false);
+    const OutputInfo out{inputs[0].type, inputs[0].shape};
     if (inputs.size() == 2) {
       const ValueInfo& beta = inputs[1];
       if (beta.type != inputs[0].type)
@@ -59,16 +59,17 @@ std::unique_ptr<const Op> create_swish(const Attributes&) {
 }  // namespace
 
 OpDef swish_op() {
-  return {"Swish",
-          4,
-          4,
-          1,
-          2,
-          1,
-          OpKind::compute,
-          create_swish,
-          {{"data", real_types()}, {"beta", real_types()}},
-          {{"output", real_types()}}};
+  return {
+      .type = "Swish",
+      .version = 4,
+      .since_opset = 4,
+      .min_inputs = 1,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = create_swish,
+      .input_types = {{"data", real_types()}, {"beta", real_types()}},
+      .output_types = {{"output", real_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -20,10 +20,6 @@ class TileOp final : public Op {
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& repeats = inputs[1];
-    if (data.type == ElementType::undefined) input_error(0, "data has no element type");
-    if (!is_integral(repeats.type))
-      input_error(
-          1, fmt::format("repeats must be an integer tensor, got {}", to_string(repeats.type)));
     if (repeats.shape.rank_is_static() && repeats.shape.rank() != 1)
       input_error(1, "repeats must be a 1-D tensor, got " + to_string(repeats.shape));
     const PartialShape& in = data.shape;
@@ -46,9 +42,9 @@ class TileOp final : public Op {
         const Dimension r = i + n >= out_rank ? reps[i + n - out_rank] : Dimension(1);
         std::int64_t extent = 0;
         if (d.is_static() && r.is_static() && __builtin_mul_overflow(d.value(), r.value(), &extent))
-          value_problem(phase == Phase::run || data.value != nullptr, 1,
-                        fmt::format("repeating dimension {} of extent {} {} times overflows", i,
-                                    d.value(), r.value()));
+          bad_value(phase, 1,
+                    fmt::format("repeating dimension {} of extent {} {} times overflows", i,
+                                d.value(), r.value()));
         dims[i] = multiply(d, r);
       }
       return {{data.type, PartialShape(std::move(dims))}};
@@ -90,16 +86,17 @@ std::unique_ptr<const Op> create_tile(const Attributes&) {
 }  // namespace
 
 OpDef tile_op() {
-  return {"Tile",
-          1,
-          1,
-          2,
-          2,
-          1,
-          OpKind::compute,
-          create_tile,
-          {{"data", all_types()}, {"repeats", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Tile",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = create_tile,
+      .input_types = {{"data", all_types()}, {"repeats", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -9,40 +9,48 @@
 #include <limits>
 #include <optional>
 
+#include "core/attribute_visitor.hpp"
 #include "kernels/element.hpp"
-#include "core/attributes.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
 namespace irlite {
 namespace {
 
-constexpr std::string_view kModeNames[] = {"max", "min"};
-constexpr std::string_view kSortNames[] = {"value", "index", "none"};
+constexpr std::string_view kModeWords[] = {"max", "min"};
+constexpr std::string_view kSortWords[] = {"value", "index", "none"};
+
+/// The attributes, read and printed from this one description.
+struct TopKAttributes {
+  int version = 11;  // not an attribute: which ones the layer has
+  std::int64_t axis = 0;
+  TopKMode mode = TopKMode::max;
+  TopKSort sort = TopKSort::none;
+  ElementType index_element_type = ElementType::i32;
+  // Accepted for display only: ties always go to the lower index, which is already stable.
+  bool stable = false;
+
+  void visit(AttributeVisitor& v) {
+    v.on("axis", axis);
+    v.on("mode", mode, kModeWords);
+    v.on("sort", sort, kSortWords);
+    v.on("index_element_type", index_element_type, ElementType::i32);
+    if (version == 11) v.on("stable", stable, false);
+  }
+};
 
 class TopKOp final : public Op {
  public:
-  TopKOp(int version, std::int64_t axis, TopKMode mode, TopKSort sort, ElementType index_type,
-         bool stable)
-      : version_(version),
-        axis_(axis),
-        mode_(mode),
-        sort_(sort),
-        index_type_(index_type),
-        stable_(stable) {}
+  explicit TopKOp(const TopKAttributes& attributes)
+      : attributes_(attributes),
+        axis_(attributes.axis),
+        mode_(attributes.mode),
+        sort_(attributes.sort),
+        index_type_(attributes.index_element_type) {}
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& k = inputs[1];
-    if (!is_numeric(data.type))
-      input_error(0, fmt::format("data must be numeric, got {}", to_string(data.type)));
-    if (version_ == 1) {
-      if (k.type != ElementType::i8 && k.type != ElementType::i32 && k.type != ElementType::i64)
-        input_error(1,
-                    fmt::format("k must be i8, i32 or i64 in TopK-1, got {}", to_string(k.type)));
-    } else if (!is_integral(k.type)) {
-      input_error(1, fmt::format("k must be an integer, got {}", to_string(k.type)));
-    }
     if (data.shape.rank_is_static() && data.shape.rank() == 0)
       input_error(0, "data must have rank 1 or more, got a scalar");
     // OpenVINO rejects a one-element 1-D k as well: k is a scalar.
@@ -51,14 +59,12 @@ class TopKOp final : public Op {
 
     // The data's real shape is known at run time, and while loading when the data is a Const:
     // k is then checked against it as early.
-    const bool run_time = k.value != nullptr && (phase == Phase::run || data.value != nullptr);
     std::optional<std::int64_t> k_value;
     if (k.value) {
       k_value = integer_at(*k.value, 0);
       if (*k_value < 0) {
         std::string message = fmt::format("k must be non-negative, got {}", *k_value);
-        if (run_time) value_error(1, std::move(message));
-        input_error(1, std::move(message));
+        bad_value(phase, 1, std::move(message));
       }
     }
     if (!data.shape.rank_is_static()) {
@@ -71,13 +77,13 @@ class TopKOp final : public Op {
     if (k_value) {
       // No clamping to the axis length while loading (OpenVINO's shape rule); a k beyond it is
       // an error once the data is known.
-      if (run_time && dim.is_static() && *k_value > dim.value())
+      if (phase == Phase::run && dim.is_static() && *k_value > dim.value())
         value_error(1, exceeds(*k.value, dim.value(), axis));
       dim = Dimension(*k_value);
     } else if (const std::optional<Dimension> kb = known_dimension(k)) {
       // k unknown but bounded (from a ShapeOf): OpenVINO's rule, where an unbounded axis
       // keeps its upper bound open.
-      const std::int64_t hi = !dim.has_upper_bound()  ? Dimension::unbounded
+      const std::int64_t hi = !dim.has_upper_bound()   ? Dimension::unbounded
                               : !kb->has_upper_bound() ? dim.max()
                                                        : std::min(dim.max(), kb->max());
       dim = Dimension(std::min(dim.min(), kb->min()), hi);
@@ -135,22 +141,15 @@ class TopKOp final : public Op {
         if (k > 0 && n - 1 > std::numeric_limits<TIndex>::max())
           value_error(0, fmt::format("dimension {} of axis {} is too long for {} indices", n, axis,
                                      to_string(index_type_)));
-        topk(context.parallel, data.data<T>(), outer, n, inner, k, mode_, sort_, outputs[0].data<T>(),
-             outputs[1].data<TIndex>());
+        topk(context.parallel, data.data<T>(), outer, n, inner, k, mode_, sort_,
+             outputs[0].data<T>(), outputs[1].data<TIndex>());
       });
     });
-    if (!data_ok)
-      input_error(0, fmt::format("data must be numeric, got {}", to_string(data.element_type())));
+    if (!data_ok) no_kernel(0, data.element_type());
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    std::vector<std::pair<std::string, std::string>> a = {
-        {"axis", std::to_string(axis_)},
-        {"mode", std::string(kModeNames[static_cast<std::size_t>(mode_)])},
-        {"sort", std::string(kSortNames[static_cast<std::size_t>(sort_)])},
-        {"index_element_type", std::string(to_string(index_type_))}};
-    if (version_ == 11) a.emplace_back("stable", stable_ ? "true" : "false");
-    return a;
+    return print_attributes(attributes_);
   }
 
  private:
@@ -165,20 +164,16 @@ class TopKOp final : public Op {
     return fmt::format("k ({}) exceeds dimension {} of axis {}", value_text(k, 0), dim, axis);
   }
 
-  int version_;
+  TopKAttributes attributes_;
   std::int64_t axis_;
   TopKMode mode_;
   TopKSort sort_;
   ElementType index_type_;
-  // Accepted for display only: ties always go to the lower index, which is already stable.
-  bool stable_;
 };
 
 std::unique_ptr<const Op> create_topk(int version, const Attributes& a) {
-  const std::int64_t axis = a.get_int("axis");
-  const auto mode = static_cast<TopKMode>(a.get_enum("mode", {"max", "min"}));
-  const auto sort = static_cast<TopKSort>(a.get_enum("sort", {"value", "index", "none"}));
-  const ElementType index_type = a.get_element_type("index_element_type", ElementType::i32);
+  const TopKAttributes attributes = read_attributes(a, TopKAttributes{.version = version});
+  const ElementType index_type = attributes.index_element_type;
   if (index_type != ElementType::i32 && index_type != ElementType::i64)
     throw Error(ErrorCode::format, "attribute 'index_element_type' = '" +
                                        a.text("index_element_type") + "': expected i32 or i64");
@@ -186,12 +181,11 @@ std::unique_ptr<const Op> create_topk(int version, const Attributes& a) {
     throw Error(ErrorCode::format, "attribute 'index_element_type' = '" +
                                        a.text("index_element_type") +
                                        "': TopK-1 produces i32 indices only");
-  const bool stable = version == 11 && a.get_bool("stable", false);
-  if (stable && sort == TopKSort::none)
+  if (attributes.stable && attributes.sort == TopKSort::none)
     throw Error(ErrorCode::format,
                 "attribute 'stable' = '" + a.text("stable") +
                     "': a stable TopK needs sort = value or index, got sort = none");
-  return std::make_unique<TopKOp>(version, axis, mode, sort, index_type, stable);
+  return std::make_unique<TopKOp>(attributes);
 }
 
 template <int Version>
@@ -203,21 +197,45 @@ std::unique_ptr<const Op> create_topk_version(const Attributes& a) {
 
 OpDef topk_v1_op() {
   using enum ElementType;
-  return {"TopK", 1, 1, 2, 2, 2, OpKind::compute, create_topk_version<1>,
-          {{"data", numeric_types()}, {"k", {i8, i32, i64}}},
-          {{"values", numeric_types()}, {"indices", {i32}}}};
+  return {
+      .type = "TopK",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 2,
+      .create = create_topk_version<1>,
+      .input_types = {{"data", numeric_types()}, {"k", {i8, i32, i64}}},
+      .output_types = {{"values", numeric_types()}, {"indices", {i32}}},
+  };
 }
 
 OpDef topk_v3_op() {
-  return {"TopK", 3, 3, 2, 2, 2, OpKind::compute, create_topk_version<3>,
-          {{"data", numeric_types()}, {"k", integral_types()}},
-          {{"values", numeric_types()}, {"indices", index_types()}}};
+  return {
+      .type = "TopK",
+      .version = 3,
+      .since_opset = 3,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 2,
+      .create = create_topk_version<3>,
+      .input_types = {{"data", numeric_types()}, {"k", integral_types()}},
+      .output_types = {{"values", numeric_types()}, {"indices", index_types()}},
+  };
 }
 
 OpDef topk_v11_op() {
-  return {"TopK", 11, 11, 2, 2, 2, OpKind::compute, create_topk_version<11>,
-          {{"data", numeric_types()}, {"k", integral_types()}},
-          {{"values", numeric_types()}, {"indices", index_types()}}};
+  return {
+      .type = "TopK",
+      .version = 11,
+      .since_opset = 11,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 2,
+      .create = create_topk_version<11>,
+      .input_types = {{"data", numeric_types()}, {"k", integral_types()}},
+      .output_types = {{"values", numeric_types()}, {"indices", index_types()}},
+  };
 }
 
 }  // namespace irlite

@@ -13,7 +13,7 @@ namespace {
 
 /// The permutation `order` holds for a tensor of `rank` (reversal when it is empty), or a
 /// problem when it is not one. rank < 0: unknown, the order's length sets it.
-std::vector<std::int64_t> permutation(const Tensor& order, std::int64_t rank, bool run_time) {
+std::vector<std::int64_t> permutation(const Tensor& order, std::int64_t rank, Phase phase) {
   std::vector<std::int64_t> p = integer_values(order);
   if (p.empty() && rank >= 0) {
     for (std::int64_t i = rank; i-- > 0;) p.push_back(i);
@@ -32,11 +32,11 @@ std::vector<std::int64_t> permutation(const Tensor& order, std::int64_t rank, bo
   if (!valid) {
     std::string text;
     for (const std::int64_t a : p) text += (text.empty() ? "" : ",") + std::to_string(a);
-    value_problem(run_time, 1,
-                  rank < 0 ? fmt::format("order [{}] is not a permutation of [0, {})", text, n)
-                           : fmt::format("order [{}] is not a permutation of the {} axes of the "
-                                         "data",
-                                         text, rank));
+    bad_value(phase, 1,
+              rank < 0 ? fmt::format("order [{}] is not a permutation of [0, {})", text, n)
+                       : fmt::format("order [{}] is not a permutation of the {} axes of the "
+                                     "data",
+                                     text, rank));
   }
   return p;
 }
@@ -46,9 +46,6 @@ class TransposeOp final : public Op {
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& order = inputs[1];
-    if (data.type == ElementType::undefined) input_error(0, "data has no element type");
-    if (!is_integral(order.type))
-      input_error(1, fmt::format("order must be an integer tensor, got {}", to_string(order.type)));
     if (order.shape.rank_is_static() && order.shape.rank() != 1)
       input_error(1, "order must be a 1-D tensor, got " + to_string(order.shape));
     const PartialShape& in = data.shape;
@@ -58,14 +55,13 @@ class TransposeOp final : public Op {
         input_error(1, fmt::format("order must have shape [{}] (the data's rank) or [0], got {}",
                                    in.rank(), to_string(order.shape)));
     }
-    const bool run_time = phase == Phase::run || data.value != nullptr;
     if (order.value) {
       if (!in.rank_is_static()) {
         if (order.value->empty()) return {{data.type, PartialShape::dynamic_rank()}};
-        const std::vector<std::int64_t> p = permutation(*order.value, -1, run_time);
+        const std::vector<std::int64_t> p = permutation(*order.value, -1, phase);
         return {{data.type, PartialShape(std::vector<Dimension>(p.size()))}};
       }
-      const std::vector<std::int64_t> p = permutation(*order.value, in.rank(), run_time);
+      const std::vector<std::int64_t> p = permutation(*order.value, in.rank(), phase);
       std::vector<Dimension> dims;
       for (const std::int64_t a : p) dims.push_back(in[static_cast<std::size_t>(a)]);
       return {{data.type, PartialShape(std::move(dims))}};
@@ -102,16 +98,17 @@ std::unique_ptr<const Op> create_transpose(const Attributes&) {
 }  // namespace
 
 OpDef transpose_op() {
-  return {"Transpose",
-          1,
-          1,
-          2,
-          2,
-          1,
-          OpKind::compute,
-          create_transpose,
-          {{"data", all_types()}, {"order", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Transpose",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = create_transpose,
+      .input_types = {{"data", all_types()}, {"order", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite

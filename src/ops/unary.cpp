@@ -206,16 +206,17 @@ std::unique_ptr<const Op> create_unary(const Attributes&) {
 template <class Fn>
 OpDef unary_def(std::string_view type, int version, int since_opset) {
   const std::vector<ElementType> types = Fn::integers ? numeric_types() : real_types();
-  return {type,
-          version,
-          since_opset,
-          1,
-          1,
-          1,
-          OpKind::compute,
-          create_unary<Fn>,
-          {{"data", types}},
-          {{"output", types}}};
+  return {
+      .type = type,
+      .version = version,
+      .since_opset = since_opset,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_unary<Fn>,
+      .input_types = {{"data", types}},
+      .output_types = {{"output", types}},
+  };
 }
 
 }  // namespace
@@ -266,18 +267,6 @@ OpDef softplus_op() {
 }
 OpDef hswish_op() {
   return unary_def<PlainFn<HSwish, false, false>>("HSwish", 4, 4);
-}
-
-std::vector<ElementType> real_types() {
-  return {ElementType::f16, ElementType::bf16, ElementType::f32, ElementType::f64};
-}
-
-OutputInfo unary_output(const ValueInfo& data, bool integers) {
-  if (integers ? !is_numeric(data.type) : !is_real(data.type))
-    input_error(
-        0, fmt::format("data must be {}, got {}", integers ? "numeric" : "a floating-point tensor",
-                       to_string(data.type)));
-  return {data.type, data.shape};
 }
 
 }  // namespace irlite

@@ -17,13 +17,6 @@
 
 namespace irlite {
 
-/// f16, bf16, f32, f64: the element types of the ops defined on floating-point numbers only.
-std::vector<ElementType> real_types();
-
-/// The shape rule every element-wise unary op shares: a numeric input (every type when
-/// `integers`, the floating-point ones otherwise), whose type and shape the output keeps.
-OutputInfo unary_output(const ValueInfo& data, bool integers);
-
 /// Fn provides:
 ///   static constexpr bool integers;   whether integer inputs are accepted
 ///   static constexpr bool monotonic;  whether the output never decreases as the input grows
@@ -37,7 +30,8 @@ class UnaryOp final : public Op {
   explicit UnaryOp(Fn fn) : fn_(std::move(fn)) {}
 
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
-    return {unary_output(inputs[0], Fn::integers)};
+    // The input's type is one the OpDef lists (unary_def()): the output keeps it and the shape.
+    return {{inputs[0].type, inputs[0].shape}};
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
@@ -51,8 +45,7 @@ class UnaryOp final : public Op {
           unary_map(context.parallel, data.data<T>(), out.data<T>(), data.size(), f);
         });
     });
-    if (!ok || (!Fn::integers && !is_real(data.element_type())))
-      unary_output({data.element_type(), PartialShape::from_shape(data.shape())}, Fn::integers);
+    if (!ok || (!Fn::integers && !is_real(data.element_type()))) no_kernel(0, data.element_type());
   }
 
   std::optional<ValueBounds> infer_bounds(std::span<const ValueInfo> inputs,

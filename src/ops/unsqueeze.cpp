@@ -19,9 +19,6 @@ class UnsqueezeOp final : public Op {
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& axes = inputs[1];
-    if (data.type == ElementType::undefined) input_error(0, "data has no element type");
-    if (!is_integral(axes.type))
-      input_error(1, fmt::format("axes must be an integer tensor, got {}", to_string(axes.type)));
     if (axes.shape.rank_is_static() && axes.shape.rank() > 1)
       input_error(1, "axes must be a scalar or 1-D, got " + to_string(axes.shape));
     const PartialShape& in = data.shape;
@@ -32,8 +29,7 @@ class UnsqueezeOp final : public Op {
         return {{data.type, PartialShape(std::vector<Dimension>(in.dims().size() + 1))}};
       return {{data.type, PartialShape::dynamic_rank()}};
     }
-    const bool run_time = phase == Phase::run || data.value != nullptr;
-    return {{data.type, PartialShape(expanded(in, *axes.value, run_time))}};
+    return {{data.type, PartialShape(expanded(in, *axes.value, phase))}};
   }
 
   bool shape_needs_value(std::size_t index, std::size_t) const override { return index == 1; }
@@ -52,16 +48,15 @@ class UnsqueezeOp final : public Op {
   // OpenVINO's rule: the output rank is the input's plus the number of distinct axis values;
   // axes are normalised against it and, once normalised, count once (so [4, -1] on a rank-3
   // input adds one dimension, at the end).
-  static std::vector<Dimension> expanded(const PartialShape& in, const Tensor& axes,
-                                         bool run_time) {
+  static std::vector<Dimension> expanded(const PartialShape& in, const Tensor& axes, Phase phase) {
     const std::vector<std::int64_t> values = integer_values(axes);
-    if (values.empty()) value_problem(run_time, 1, "axes must name at least one axis, got none");
+    if (values.empty()) bad_value(phase, 1, "axes must name at least one axis, got none");
     const std::set<std::int64_t> distinct(values.begin(), values.end());
     const auto out_rank = static_cast<std::int64_t>(in.dims().size() + distinct.size());
     std::set<std::int64_t> positions;
     for (const std::int64_t a : distinct) {
       const std::optional<std::int64_t> axis = normalize_axis(a, out_rank);
-      if (!axis) value_problem(run_time, 1, axis_range_message(a, out_rank));
+      if (!axis) bad_value(phase, 1, axis_range_message(a, out_rank));
       positions.insert(*axis);
     }
     std::vector<Dimension> dims = in.dims();
@@ -82,16 +77,17 @@ std::unique_ptr<const Op> create_unsqueeze(const Attributes&) {
 }  // namespace
 
 OpDef unsqueeze_op() {
-  return {"Unsqueeze",
-          1,
-          1,
-          2,
-          2,
-          1,
-          OpKind::compute,
-          create_unsqueeze,
-          {{"data", all_types()}, {"axes", integral_types()}},
-          {{"output", all_types()}}};
+  return {
+      .type = "Unsqueeze",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .num_outputs = 1,
+      .create = create_unsqueeze,
+      .input_types = {{"data", all_types()}, {"axes", integral_types()}},
+      .output_types = {{"output", all_types()}},
+  };
 }
 
 }  // namespace irlite
