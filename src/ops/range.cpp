@@ -75,8 +75,8 @@ class RangeOp final : public Op {
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
     double values[3];
-    for (std::size_t i = 0; i < 3; ++i) values[i] = checked_value(inputs[i], i, true);
-    const std::int64_t n = count(values[0], values[1], values[2], true);
+    for (std::size_t i = 0; i < 3; ++i) values[i] = checked_value(inputs[i], i, Phase::run);
+    const std::int64_t n = count(values[0], values[1], values[2], Phase::run);
     Tensor& out = outputs[0];
     if (static_cast<std::size_t>(n) != out.size())
       op_error(fmt::format("the output holds {} elements, the range {}", out.size(), n));

@@ -176,7 +176,7 @@ class ReduceOp final : public Op {
                const ExecContext& context) const override {
     const Tensor& data = inputs[0];
     const auto rank = static_cast<std::int64_t>(data.rank());
-    const std::vector<std::int64_t> axes = normalized_axes(inputs[1], rank, true);
+    const std::vector<std::int64_t> axes = normalized_axes(inputs[1], rank, Phase::run);
     const ReducePlan plan = plan_reduce(data.shape(), axes);
     Tensor& out = outputs[0];
     const bool known = dispatch_data(kind_, data.element_type(), [&](auto tag) {

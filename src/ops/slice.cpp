@@ -120,7 +120,7 @@ class SliceOp final : public Op {
     const std::vector<std::int64_t> step = integer_values(inputs[3]);
     std::map<std::int64_t, std::size_t> axes;
     if (inputs.size() > 4) {
-      axes = axis_map(inputs[4], rank, true);
+      axes = axis_map(inputs[4], rank, Phase::run);
     } else {
       if (static_cast<std::int64_t>(entries) > rank)
         input_error(

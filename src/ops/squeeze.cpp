@@ -59,7 +59,7 @@ class SqueezeOp final : public Op {
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
     if (inputs.size() > 1)
-      removed_axes(PartialShape::from_shape(inputs[0].shape()), inputs[1], true);
+      removed_axes(PartialShape::from_shape(inputs[0].shape()), inputs[1], Phase::run);
     parallel_copy(context.parallel, outputs[0].data(), inputs[0].data(), inputs[0].byte_size());
   }
 

@@ -80,7 +80,7 @@ class TransposeOp final : public Op {
                const ExecContext& context) const override {
     const Tensor& data = inputs[0];
     const std::vector<std::int64_t> p =
-        permutation(inputs[1], static_cast<std::int64_t>(data.rank()), true);
+        permutation(inputs[1], static_cast<std::int64_t>(data.rank()), Phase::run);
     transpose_bytes(context.parallel, data.data(), data.shape(), p,
                     element_size(data.element_type()), outputs[0].data());
   }
