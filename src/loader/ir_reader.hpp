@@ -1,5 +1,13 @@
 #pragma once
 // OpenVINO IR v10/v11 XML → Graph: layers, ports, edges, topological order, Const data.
+//
+// The reader proper is the IR schema and the driver: it checks the document against what an IR
+// is (a <net> of version 10 or 11, its <layers> with their ports, precisions, dims and <data>),
+// builds a node per layer, and reads the text in pieces when it splits, whole otherwise. The
+// other jobs are the loader's other files: text positions (loader/text_positions.hpp), parsing
+// the lists in pieces (loader/piece_parser.hpp), ids (loader/ids.hpp), layer types and ops
+// (loader/layer_ops.hpp), edges (loader/wiring.hpp) and the Consts' values
+// (loader/constants.hpp).
 
 #include <cstddef>
 #include <string>
