@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "graph/graph.hpp"
-#include "irlite/model.hpp"
+#include "irlite/model_info.hpp"
+#include "irlite/profile.hpp"
 
 namespace irlite {
 
