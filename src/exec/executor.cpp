@@ -332,8 +332,11 @@ class Run {
     for (std::size_t k = 0; k < inputs.size(); ++k)
       state_.infos[k] = {inputs[k].element_type(), PartialShape::from_shape(inputs[k].shape()),
                          step.value_inputs[k] ? &inputs[k] : nullptr};
-    const std::vector<OutputInfo> outs =
-        node.op->infer(std::span<const ValueInfo>(state_.infos.data(), inputs.size()), Phase::run);
+    const std::span<const ValueInfo> infos(state_.infos.data(), inputs.size());
+    // The types were checked at load and a Session takes inputs of the Parameters' types only,
+    // so this holds; it is checked again because the rule relies on it.
+    check_input_types(*node.def, infos);
+    const std::vector<OutputInfo> outs = node.op->infer(infos, Phase::run);
     if (outs.size() != outputs.size())
       throw Error(ErrorCode::shape,
                   fmt::format("the shape rule gave {} outputs at run time, not {}", outs.size(),
