@@ -7,14 +7,15 @@
 #include <numbers>
 #include <string>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "ops/op_list.hpp"
 #include "ops/unary_op.hpp"
 
 namespace irlite {
 namespace {
 
-constexpr std::string_view kModes[] = {"erf", "tanh"};
+enum class GeluMode { erf, tanh };
+constexpr std::string_view kModeWords[] = {"erf", "tanh"};
 
 struct GeluErf {
   template <class C>
@@ -36,29 +37,30 @@ struct GeluTanh {
 struct GeluFn {
   static constexpr bool integers = false;
   static constexpr bool monotonic = false;
-  bool tanh = false;
+  // Gelu-7's, optional, erf by default; OpenVINO writes the words in upper case. Gelu-2 has
+  // erf only, and shows it.
+  GeluMode mode = GeluMode::erf;
+  void visit(AttributeVisitor& v) { v.on("approximation_mode", mode, kModeWords, GeluMode::erf); }
 
   template <class T, class Run>
   void apply(Run run) const {
-    if (tanh)
+    if (mode == GeluMode::tanh)
       run(Lifted<T, GeluTanh>{});
     else
       run(Lifted<T, GeluErf>{});
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const {
-    return {{"approximation_mode", std::string(kModes[tanh ? 1 : 0])}};
+    return print_attributes(*this);
   }
 };
 
 std::unique_ptr<const Op> create_gelu_v2(const Attributes&) {
-  return std::make_unique<UnaryOp<GeluFn>>(GeluFn{false});
+  return std::make_unique<UnaryOp<GeluFn>>(GeluFn{});
 }
 
 std::unique_ptr<const Op> create_gelu_v7(const Attributes& a) {
-  // Optional, erf by default; OpenVINO writes the words in upper case.
-  return std::make_unique<UnaryOp<GeluFn>>(
-      GeluFn{a.get_enum("approximation_mode", {kModes[0], kModes[1]}, 0) == 1});
+  return std::make_unique<UnaryOp<GeluFn>>(read_attributes<GeluFn>(a));
 }
 
 }  // namespace

@@ -5,14 +5,15 @@
 #include <string>
 #include <type_traits>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "ops/op_list.hpp"
 #include "ops/unary_op.hpp"
 
 namespace irlite {
 namespace {
 
-constexpr std::string_view kModes[] = {"half_to_even", "half_away_from_zero"};
+enum class RoundMode { half_to_even, half_away_from_zero };
+constexpr std::string_view kModeWords[] = {"half_to_even", "half_away_from_zero"};
 
 struct HalfToEven {
   // nearbyint rounds in the current rounding mode, which irlite never changes from the
@@ -39,25 +40,25 @@ struct HalfAwayFromZero {
 struct RoundFn {
   static constexpr bool integers = true;
   static constexpr bool monotonic = true;
-  bool half_to_even = true;
+  // The specification makes `mode` required.
+  RoundMode mode = RoundMode::half_to_even;
+  void visit(AttributeVisitor& v) { v.on("mode", mode, kModeWords); }
 
   template <class T, class Run>
   void apply(Run run) const {
-    if (half_to_even)
+    if (mode == RoundMode::half_to_even)
       run(Lifted<T, HalfToEven>{});
     else
       run(Lifted<T, HalfAwayFromZero>{});
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const {
-    return {{"mode", std::string(kModes[half_to_even ? 0 : 1])}};
+    return print_attributes(*this);
   }
 };
 
 std::unique_ptr<const Op> create_round(const Attributes& a) {
-  // The specification makes `mode` required.
-  return std::make_unique<UnaryOp<RoundFn>>(
-      RoundFn{a.get_enum("mode", {kModes[0], kModes[1]}) == 0});
+  return std::make_unique<UnaryOp<RoundFn>>(read_attributes<RoundFn>(a));
 }
 
 }  // namespace

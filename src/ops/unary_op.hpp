@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/attributes.hpp"
 #include "graph/op.hpp"
 #include "kernels/element.hpp"
 #include "kernels/unary.hpp"
@@ -76,5 +77,27 @@ struct PlainFn {
   }
   std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }
 };
+
+template <class Fn>
+std::unique_ptr<const Op> create_unary(const Attributes&) {
+  return std::make_unique<UnaryOp<Fn>>(Fn{});
+}
+
+/// The registry entry of a unary op without attributes: one input, one output of the same type.
+template <class Fn>
+OpDef unary_def(std::string_view type, int version, int since_opset) {
+  const std::vector<ElementType> types = Fn::integers ? numeric_types() : real_types();
+  return {
+      .type = type,
+      .version = version,
+      .since_opset = since_opset,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create_unary<Fn>,
+      .input_types = {{"data", types}},
+      .output_types = {{"output", types}},
+  };
+}
 
 }  // namespace irlite
