@@ -19,7 +19,7 @@
 // OpenVINO's reference skips NaN instead). Their contiguous scans order floats by their bits
 // (+0 above -0), so the sign of a zero result does not depend on how lanes split a row. Sums and
 // products of integers wrap as the type does; 16-bit floats accumulate in float and are rounded
-// once at the end. kernels/reference/reduce_max.hpp is the plain version of ReduceMax these
+// once at the end. tests/reference/reduce_max.hpp is the plain version of ReduceMax these
 // results are tested against; the other reductions are tested against plain loops in the tests.
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 //
 // NaN propagates: a slice holding a NaN gives NaN (NumPy's and PyTorch's `max`; OpenVINO's
 // reference skips NaN instead). Reducing an empty extent gives lowest_value<T>() as OpenVINO does.
-// kernels/reference/reduce_max.hpp is the plain version these results are tested against.
+// tests/reference/reduce_max.hpp is the plain version these results are tested against.
 
 #include <cstddef>
 #include <cstdint>

@@ -8,7 +8,7 @@
 // bit. The ids are checked in the same pass that reduces the data (a second pass over them would
 // cost as much memory traffic as the data itself for 1-D data); a thread that meets a bad id stops
 // writing and only checks, and the first bad id in row order is reported.
-// kernels/reference/segment_max.hpp is the plain version these results are tested against.
+// tests/reference/segment_max.hpp is the plain version these results are tested against.
 
 #include <algorithm>
 #include <bit>

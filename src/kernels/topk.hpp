@@ -18,7 +18,7 @@
 //     a stable radix sort puts them in value order.
 // Threads split the slices (rows, or blocks of columns), or the length of a single long slice
 // when there are fewer slices than threads, merging the partial results exactly.
-// kernels/reference/topk.hpp is the plain version these results are tested against.
+// tests/reference/topk.hpp is the plain version these results are tested against.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The TopK attributes the kernels take, shared by the plain kernel (kernels/reference/topk.hpp)
+// The TopK attributes the kernels take, shared by the plain kernel (tests/reference/topk.hpp)
 // and the optimised one (kernels/topk.hpp).
 
 namespace irlite {
