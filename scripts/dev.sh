@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what irlite needs (Debian 12 packages), builds it, and runs a sample model or the tests.
 #
-#   scripts/dev.sh run [MODEL.xml] [irlite run options...]   build, then run a model (default: models/pipeline.xml)
+#   scripts/dev.sh run [MODEL.xml] [irlite run options...]   build the library and the command only (in
+#                                                            build-run), then run a model (default:
+#                                                            models/pipeline.xml)
 #   scripts/dev.sh test [--sanitize | --tsan]                build with warnings as errors, run every test
 #                                                            (--tsan: the threaded tests only)
 #   scripts/dev.sh fuzz [SECONDS]                            run each libFuzzer target (default 60 s)
 #
-# Environment: BUILD_DIR (default build; build-asan, build-tsan, build-fuzz), JOBS (default: nproc).
+# Environment: BUILD_DIR (default build; build-run, build-asan, build-tsan, build-fuzz), JOBS (default:
+# nproc).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -16,11 +19,14 @@ cmd=${1:-}
 shift || true
 case "$cmd" in
   run)
-    install_deps
-    dir=${BUILD_DIR:-$root/build}
-    build "$dir" >&2
+    # Everything but the model's outputs goes to stderr, so that stdout holds only those.
+    install_run_deps
+    dir=${BUILD_DIR:-$root/build-run}
+    echo "dev.sh run: building the library and the irlite command in $dir (no tests)" >&2
+    build_command "$dir" >&2
     model=${1:-$root/models/pipeline.xml}
     shift || true
+    echo "dev.sh run: $dir/tools/irlite run $model $*" >&2
     exec "$dir/tools/irlite" run "$model" "$@"
     ;;
   test)
@@ -75,7 +81,7 @@ case "$cmd" in
     done
     ;;
   *)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -3,7 +3,9 @@
 # Debian packages irlite needs, and the build the README's commands use.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-packages=(cmake ninja-build g++ pkgconf libpugixml-dev libfmt-dev doctest-dev libcli11-dev nlohmann-json3-dev zlib1g-dev)
+# What building the library and the command needs; the tests also need doctest.
+run_packages=(cmake ninja-build g++ pkgconf libpugixml-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev)
+packages=("${run_packages[@]}" doctest-dev)
 
 # Installs the Debian packages named that are not installed yet (apt-get, as root or through sudo).
 apt_install() {
@@ -23,6 +25,11 @@ install_deps() {
   apt_install "${packages[@]}"
 }
 
+# Only what build_command needs.
+install_run_deps() {
+  apt_install "${run_packages[@]}"
+}
+
 # configure DIR [CMAKE OPTIONS...]: RelWithDebInfo, Ninja, warnings as errors.
 configure() {
   local dir=$1
@@ -36,4 +43,17 @@ build() {
   shift
   configure "$dir" "$@"
   cmake --build "$dir" -j "${JOBS:-$(nproc)}"
+}
+
+# build_command DIR: the library and the irlite command only, as a user runs them: the same
+# optimisation as the test build (RelWithDebInfo's -O2, so the same kernels), but no tests, no
+# benchmark programs, no debug information and no warnings as errors (a newer compiler's new
+# warning must not stop a user's build). Its own directory, so that switching between this and
+# the test build never rebuilds either from scratch.
+build_command() {
+  local dir=$1
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" -DIRLITE_WERROR=OFF -DIRLITE_BUILD_TESTS=OFF \
+    >/dev/null
+  cmake --build "$dir" --target irlite_cli -j "${JOBS:-$(nproc)}"
 }

@@ -276,6 +276,14 @@ struct Tally {
   std::vector<std::string> deviations;
   std::map<std::string, std::pair<std::string, std::size_t>> missing;  // version -> why, runs
 
+  // A case that says `skip` (with the reason) is counted and listed, not run.
+  bool skip(const json& c, const std::string& name, const OpVersion& v) {
+    if (!c.contains("skip")) return false;
+    ++skipped;
+    skips.push_back(name + " (" + v.name + "): " + c["skip"].get<std::string>());
+    return true;
+  }
+
   // `text` is one line, or a block of "  "-indented difference lines.
   void fail(const std::string& header, const std::string& text) {
     const bool block = text.rfind("  ", 0) == 0;
@@ -299,9 +307,8 @@ struct Tally {
     if (verbose())
       for (const auto& s : skips) std::cout << "  skipped: " << s << "\n";
     if (!skips.empty() && !verbose())
-      std::cout
-          << "  skipped: " << skips.size()
-          << " runs need value-bounds propagation (IRLITE_CONFORMANCE_VERBOSE=1 lists them)\n";
+      std::cout << "  skipped: " << skips.size()
+                << " runs (IRLITE_CONFORMANCE_VERBOSE=1 lists them with their reasons)\n";
 
     std::string all;
     for (const auto& [version, info] : missing)
@@ -309,6 +316,9 @@ struct Tally {
              " runs cannot run): " + info.first + "\n";
     for (const auto& f : failures) all += f + "\n";
     if (passed + skipped != runs && all.empty()) all = "counts do not add up\n";
+    // A file that runs nothing would otherwise pass without checking anything.
+    if (passed == 0) all += "no case ran (" + std::to_string(cases) + " cases, " +
+                            std::to_string(skipped) + " runs skipped)\n";
     if (!all.empty())
       FAIL(file << ": " << runs - passed - skipped << " of " << runs << " runs failed\n" << all);
   }
@@ -421,8 +431,11 @@ void run_numeric_file(const std::string& file, FloatCompare float_mode) {
   for (const auto& c : doc["cases"]) {
     ++tally.cases;
     const std::string name = c["name"].get<std::string>();
-    for (const OpVersion& v : case_versions(c)) {
+    const std::vector<OpVersion> versions = case_versions(c);
+    if (versions.empty()) tally.fail(name, "names no op version, so nothing runs");
+    for (const OpVersion& v : versions) {
       ++tally.runs;
+      if (tally.skip(c, name, v)) continue;
       const OpDef* def = registered(v, tally);
       if (!def) continue;
       // A numeric deviation can only turn a case into an expected error (load or run).
@@ -643,8 +656,11 @@ void run_shape_file(const std::string& file) {
   for (const auto& c : doc["cases"]) {
     ++tally.cases;
     const std::string name = c["name"].get<std::string>();
-    for (const OpVersion& v : case_versions(c)) {
+    const std::vector<OpVersion> versions = case_versions(c);
+    if (versions.empty()) tally.fail(name, "names no op version, so nothing runs");
+    for (const OpVersion& v : versions) {
       ++tally.runs;
+      if (tally.skip(c, name, v)) continue;
       if (!registered(v, tally)) continue;
       json expected = c["expected"];
       if (const Deviation* d = find_deviation(file, name, v.name)) {

@@ -25,12 +25,12 @@ using irlite::testing::OpTester;
 namespace {
 
 const ExecPlan& plan_of(const Model& m) {
-  return m.impl().plan;
+  return detail::ModelAccess::impl(m).plan;
 }
 
 // The plan step of the layer called `name`.
 const ExecPlan::Step& step_of(const Model& m, std::string_view name) {
-  const detail::ModelImpl& impl = m.impl();
+  const detail::ModelImpl& impl = detail::ModelAccess::impl(m);
   const auto it =
       std::find_if(impl.plan.steps.begin(), impl.plan.steps.end(),
                    [&](const ExecPlan::Step& s) { return impl.graph.nodes[s.node].name == name; });
@@ -97,7 +97,7 @@ std::string reduce_chain_xml(const std::string& data_shape,
 // values, and buffers held while dead: between two of their values, and for a buffer kept across
 // runs, after its last value and before its first) stay within the peak of live values alone.
 void check_buffer_plan(const Model& m) {
-  const detail::ModelImpl& impl = m.impl();
+  const detail::ModelImpl& impl = detail::ModelAccess::impl(m);
   const ExecPlan& plan = impl.plan;
   const std::size_t n = plan.steps.size();
   std::vector<std::size_t> born(plan.slot_count, SIZE_MAX), dies(plan.slot_count, SIZE_MAX);
@@ -468,7 +468,8 @@ TEST_CASE("a model is dynamic when a layer's outputs are, even with static input
   const Model fixed = c.load();
   CHECK_FALSE(fixed.is_dynamic());
   for (const ExecPlan::Step& step : plan_of(fixed).steps)
-    if (fixed.impl().graph.nodes[step.node].kind() == OpKind::compute) CHECK(step.shapes_fixed);
+    if (detail::ModelAccess::impl(fixed).graph.nodes[step.node].kind() == OpKind::compute)
+      CHECK(step.shapes_fixed);
 }
 
 TEST_CASE("the step profile's range sums and maxima equal a plain array's") {

@@ -1,5 +1,5 @@
 // The TopK kernel (kernels/topk.hpp) against the plain kernel it replaced
-// (kernels/reference/topk.hpp): every element and index type, both modes, every sort, inner,
+// (tests/reference/topk.hpp): every element and index type, both modes, every sort, inner,
 // middle and outer axes, shapes that reach each strategy (row and column filters, radix
 // selection, short slices, vector tails), inputs full of NaN, infinities, signed zeros and ties;
 // and the same bytes on any number of threads, including splits of one long slice.
@@ -18,10 +18,11 @@
 
 #include "core/parallel.hpp"
 #include "kernels/element.hpp"
-#include "kernels/reference/topk.hpp"
+#include "reference/topk.hpp"
 #include "kernels/topk.hpp"
 
 using namespace irlite;
+using namespace irlite::test;
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
 #include "kernels/embedding_segments_sum.hpp"
-#include "kernels/reference/embedding_segments_sum.hpp"
+#include "reference/embedding_segments_sum.hpp"
 #include "core/attributes.hpp"
 #include "op_test_util.hpp"
 #include "graph/op.hpp"

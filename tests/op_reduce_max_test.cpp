@@ -15,7 +15,7 @@
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
 #include "kernels/reduce_max.hpp"
-#include "kernels/reference/reduce_max.hpp"
+#include "reference/reduce_max.hpp"
 #include "core/attributes.hpp"
 #include "op_test_util.hpp"
 #include "graph/op.hpp"

@@ -12,7 +12,7 @@
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
-#include "kernels/reference/segment_max.hpp"
+#include "reference/segment_max.hpp"
 #include "kernels/segment_max.hpp"
 #include "core/attributes.hpp"
 #include "op_test_util.hpp"

@@ -18,7 +18,7 @@
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
-#include "kernels/reference/topk.hpp"
+#include "reference/topk.hpp"
 #include "kernels/topk.hpp"
 #include "core/attributes.hpp"
 #include "op_test_util.hpp"

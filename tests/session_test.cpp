@@ -181,7 +181,7 @@ TEST_CASE("a kernel's scratch space is counted before the kernel runs") {
 
 TEST_CASE("every intermediate tensor is released right after its last consumer") {
   const Model m = Model::load(std::string(IRLITE_MODELS) + "/pipeline.xml");
-  const detail::ModelImpl& impl = m.impl();
+  const detail::ModelImpl& impl = detail::ModelAccess::impl(m);
   const ExecPlan& plan = impl.plan;
   REQUIRE_FALSE(plan.steps.empty());
   // Where each slot is last read, worked out independently of make_plan.

@@ -181,7 +181,8 @@ Model load_graph(const std::string& file, const LoadOptions& options, Read&& rea
   diagnostics.keep_going = options.keep_going;
   try {
     Graph graph = read(diagnostics);
-    return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
+    return detail::ModelAccess::make(
+        detail::finish_model(std::move(graph), std::move(diagnostics)));
   } catch (const std::bad_alloc&) {
     ErrorContext c;
     c.file = file;
@@ -192,6 +193,12 @@ Model load_graph(const std::string& file, const LoadOptions& options, Read&& rea
 }  // namespace
 
 Model::Model(std::shared_ptr<const detail::ModelImpl> impl) : impl_(std::move(impl)) {}
+
+const detail::ModelImpl& Model::get() const {
+  if (!impl_)
+    throw Error(ErrorCode::usage, "this Model was moved from: assign a loaded Model to it first");
+  return *impl_;
+}
 
 Model Model::load(const std::filesystem::path& xml, const LoadOptions& options) {
   XmlText text = XmlText::read_file(xml);
@@ -233,37 +240,37 @@ Model Model::load_from_memory(std::string_view xml, std::shared_ptr<const void> 
 }
 
 const std::string& Model::name() const {
-  return impl_->graph.name;
+  return get().graph.name;
 }
 int Model::ir_version() const {
-  return impl_->graph.ir_version;
+  return get().graph.ir_version;
 }
 const std::string& Model::source() const {
-  return impl_->graph.file;
+  return get().graph.file;
 }
 const std::vector<PortInfo>& Model::inputs() const {
-  return impl_->inputs;
+  return get().inputs;
 }
 const std::vector<PortInfo>& Model::outputs() const {
-  return impl_->outputs;
+  return get().outputs;
 }
 const std::vector<LayerInfo>& Model::layers() const {
   // Described on first use: a model that is only run never needs them.
-  std::call_once(impl_->layers_once,
-                 [&] { impl_->layers = detail::describe_layers(impl_->graph); });
-  return impl_->layers;
+  const detail::ModelImpl& m = get();
+  std::call_once(m.layers_once, [&] { m.layers = detail::describe_layers(m.graph); });
+  return m.layers;
 }
 const std::vector<Error>& Model::warnings() const {
-  return impl_->warnings;
+  return get().warnings;
 }
 const std::vector<Error>& Model::problems() const {
-  return impl_->problems;
+  return get().problems;
 }
 bool Model::is_dynamic() const {
-  return impl_->dynamic;
+  return get().dynamic;
 }
 std::optional<std::size_t> Model::find_input(std::string_view name) const {
-  return impl_->find_input(name);
+  return get().find_input(name);
 }
 
 namespace detail {
@@ -291,15 +298,16 @@ std::string ModelImpl::input_names() const {
 }  // namespace detail
 
 Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
-  if (!impl_->problems.empty())
+  const detail::ModelImpl& m = get();
+  if (!m.problems.empty())
     throw Error(ErrorCode::usage, "cannot reshape a model that failed to load: " +
-                                      std::string(impl_->problems.front().what()));
-  Graph graph = impl_->graph;
+                                      std::string(m.problems.front().what()));
+  Graph graph = m.graph;
   for (const auto& [name, shape] : shapes) {
-    const auto index = impl_->find_input(name);
+    const auto index = m.find_input(name);
     if (!index)
       throw Error(ErrorCode::input, fmt::format("reshape: the model has no input '{}' (inputs: {})",
-                                                name, impl_->input_names()));
+                                                name, m.input_names()));
     for (const Dimension& d : shape.dims())
       if (d.has_upper_bound() && d.max() < d.min())
         throw Error(ErrorCode::usage, fmt::format("reshape: input '{}' gets an empty interval {}",
@@ -311,9 +319,9 @@ Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
   for (Node& node : graph.nodes) node.failed = false;
   Diagnostics diagnostics;  // a reshape that breaks a layer throws
   // What the loader said about the files still holds (shape warnings are made anew).
-  for (const Error& w : impl_->warnings)
+  for (const Error& w : m.warnings)
     if (w.code() == ErrorCode::io) diagnostics.warnings.push_back(w);
-  return Model(detail::finish_model(std::move(graph), std::move(diagnostics)));
+  return detail::ModelAccess::make(detail::finish_model(std::move(graph), std::move(diagnostics)));
 }
 
 std::string_view version() {

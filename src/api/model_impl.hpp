@@ -1,11 +1,13 @@
 #pragma once
 // What a Model shares between its copies and sessions: the inferred graph and its descriptions.
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "exec/executor.hpp"
@@ -35,6 +37,13 @@ struct ModelImpl {
   std::optional<std::size_t> find_input(std::string_view name) const;
   /// "x, y" for messages.
   std::string input_names() const;
+};
+
+/// The library's way into a Model: its shared part, and a Model around a new one.
+struct ModelAccess {
+  /// Error(usage) for a moved-from Model.
+  static const ModelImpl& impl(const Model& model) { return model.get(); }
+  static Model make(std::shared_ptr<const ModelImpl> impl) { return Model(std::move(impl)); }
 };
 
 /// Infers shapes and fills the inputs, outputs, warnings and the run plan of a freshly read

@@ -45,7 +45,7 @@ std::size_t output_index(const detail::ModelImpl& m, std::string_view name) {
 
 Session::Session(Model model, SessionOptions options)
     : model_(std::move(model)), options_(options) {
-  const detail::ModelImpl& m = model_.impl();
+  const detail::ModelImpl& m = detail::ModelAccess::impl(model_);
   if (!m.problems.empty())
     throw Error(ErrorCode::usage, "cannot run a model that failed to load: " +
                                       std::string(m.problems.front().what()));
@@ -70,7 +70,7 @@ Outputs Session::run(const std::map<std::string, Tensor>& inputs) {
 
 Outputs Session::run(const std::map<std::string, Tensor>& inputs, const LayerObserver& observer) {
   if (!state_) throw Error(ErrorCode::usage, "this Session was moved from: it cannot run");
-  const detail::ModelImpl& m = model_.impl();
+  const detail::ModelImpl& m = detail::ModelAccess::impl(model_);
   const Graph& graph = m.graph;
   std::vector<Tensor> fed(graph.parameters.size());
   std::vector<bool> given(graph.parameters.size(), false);
@@ -121,7 +121,7 @@ Outputs Session::run(const std::map<std::string, Tensor>& inputs, const LayerObs
 
 void Session::bind_output(std::string_view name, Tensor tensor) {
   if (!state_) throw Error(ErrorCode::usage, "this Session was moved from: it cannot bind");
-  const detail::ModelImpl& m = model_.impl();
+  const detail::ModelImpl& m = detail::ModelAccess::impl(model_);
   const std::size_t r = output_index(m, name);
   const PortInfo& port = m.outputs[r];
   if (tensor.element_type() != port.element_type || !port.shape.accepts(tensor.shape()))
@@ -138,7 +138,7 @@ void Session::bind_output(std::string_view name, Tensor tensor) {
 
 void Session::unbind_output(std::string_view name) {
   if (!state_) throw Error(ErrorCode::usage, "this Session was moved from: it cannot unbind");
-  state_->bound[output_index(model_.impl(), name)].reset();
+  state_->bound[output_index(detail::ModelAccess::impl(model_), name)].reset();
   state_->any_bound = std::any_of(state_->bound.begin(), state_->bound.end(),
                                   [](const std::optional<Tensor>& t) { return t.has_value(); });
 }

@@ -6,11 +6,12 @@
 // are sorted, as the specification asks and real models give them. Sorted ids make each segment
 // one run of consecutive indices: threads then take runs of whole segments, and each segment's
 // rows are summed in index order into its output row while the table rows of the indices a little
-// ahead are prefetched (the gathers are random, so the hardware cannot guess them). Every segment
-// is summed in the same order on any number of threads, so the results are the same bit for bit,
-// and equal to the plain kernel's. Unsorted ids take the plain kernel
-// (kernels/reference/embedding_segments_sum.hpp), which is also what these results are tested
-// against.
+// ahead are prefetched (the gathers are random, so the hardware cannot guess them). Unsorted ids
+// scatter a segment over the indices: threads then take ranges of segments, and each one walks
+// all the ids (a cheap sequential read) and adds the rows of its own segments, again in index
+// order. Every segment is summed in the same order on any number of threads, so the results are
+// the same bit for bit, and equal to summing the indices one after the other (the order the
+// specification and OpenVINO's reference use).
 
 #include <algorithm>
 #include <bit>
@@ -25,7 +26,6 @@
 #include "core/parallel.hpp"
 #include "kernels/element.hpp"
 #include "kernels/embedding.hpp"
-#include "kernels/reference/embedding_segments_sum.hpp"
 #include "kernels/simd.hpp"
 
 namespace irlite {
@@ -99,34 +99,40 @@ IRLITE_MULTIVERSION RangeCheck check_range(const I* __restrict indices, const I*
   return result;
 }
 
+/// One row into dst (row_size elements) for the native floating-point types: dst = row * w for
+/// a segment's first, dst = dst + row * w for the others (add_row's order and rounding).
+template <class T, bool Weighted>
+IRLITE_INLINE void add_row_native(T* __restrict dst, const T* __restrict src,
+                                  std::size_t row_size, T w, bool first) {
+  using V = simd::vec<T>;
+  constexpr std::size_t L = simd::lanes<T>;
+  std::size_t j = 0;
+  if (first) {
+    for (; j + L <= row_size; j += L) {
+      const V x = simd::load(src + j);
+      simd::store(dst + j, Weighted ? x * w : x);
+    }
+    for (; j < row_size; ++j) dst[j] = Weighted ? src[j] * w : src[j];
+  } else {
+    for (; j + L <= row_size; j += L) {
+      const V x = simd::load(src + j);
+      simd::store(dst + j, simd::load(dst + j) + (Weighted ? x * w : x));
+    }
+    for (; j < row_size; ++j) dst[j] = dst[j] + (Weighted ? src[j] * w : src[j]);
+  }
+}
+
 /// Sums one segment's rows, indices [k0, k1), into dst (row_size elements) for the native
-/// floating-point types: dst = row * w for the first, dst = dst + row * w for the others (the
-/// plain kernel's order and rounding).
+/// floating-point types.
 template <class T, class I, bool Weighted>
 IRLITE_MULTIVERSION void sum_segment_native(T* __restrict dst, const T* __restrict table,
                                             std::size_t row_size, const I* __restrict indices,
                                             const T* __restrict weights, std::size_t k0,
                                             std::size_t k1, std::size_t num_indices) {
-  using V = simd::vec<T>;
-  constexpr std::size_t L = simd::lanes<T>;
   for (std::size_t k = k0; k < k1; ++k) {
     prefetch_ahead(table, row_size, indices, k, num_indices);
     const T* src = table + static_cast<std::size_t>(indices[k]) * row_size;
-    const T w = Weighted ? weights[k] : T(1);
-    std::size_t j = 0;
-    if (k == k0) {
-      for (; j + L <= row_size; j += L) {
-        const V x = simd::load(src + j);
-        simd::store(dst + j, Weighted ? x * w : x);
-      }
-      for (; j < row_size; ++j) dst[j] = Weighted ? src[j] * w : src[j];
-    } else {
-      for (; j + L <= row_size; j += L) {
-        const V x = simd::load(src + j);
-        simd::store(dst + j, simd::load(dst + j) + (Weighted ? x * w : x));
-      }
-      for (; j < row_size; ++j) dst[j] = dst[j] + (Weighted ? src[j] * w : src[j]);
-    }
+    add_row_native<T, Weighted>(dst, src, row_size, Weighted ? weights[k] : T(1), k == k0);
   }
 }
 
@@ -185,12 +191,62 @@ void sum_range(const T* table, std::size_t row_size, const I* indices, const I* 
   fill(next, last);
 }
 
+/// One thread's share of checked but unsorted ids: the output segments [first, last), summed
+/// into `acc` (their rows; the output itself for every type but f16 and bf16) while walking all
+/// the indices in order, `filled` (zeros) marking the segments that got one. Segments without indices then
+/// get the default row or zeros, and 16-bit floats are rounded from `acc` into the output.
+template <class T, class I>
+IRLITE_MULTIVERSION void sum_scattered(const T* __restrict table, std::size_t row_size,
+                                       const I* __restrict indices, const I* __restrict ids,
+                                       std::size_t num_indices, const T* __restrict weights,
+                                       const T* default_row, std::size_t first, std::size_t last,
+                                       embedding_detail::sum_t<T>* acc, unsigned char* filled,
+                                       T* out) {
+  using A = embedding_detail::sum_t<T>;
+  constexpr bool native = simd::has_vec<T> && std::is_floating_point_v<T>;
+  constexpr bool in_place = !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
+  for (std::size_t k = 0; k < num_indices; ++k) {
+    // Unsigned, so that one comparison keeps the ids below `first` out too.
+    const std::size_t s = static_cast<std::size_t>(ids[k]) - first;
+    if (s >= last - first) continue;
+    const T* src = table + static_cast<std::size_t>(indices[k]) * row_size;
+    const bool is_first = !filled[first + s];
+    filled[first + s] = 1;
+    if constexpr (native) {
+      T* dst = out + (first + s) * row_size;
+      if (weights)
+        add_row_native<T, true>(dst, src, row_size, weights[k], is_first);
+      else
+        add_row_native<T, false>(dst, src, row_size, T(1), is_first);
+    } else {
+      A w{};
+      if (weights) w = static_cast<A>(weights[k]);
+      const A* wp = weights ? &w : nullptr;
+      if constexpr (in_place)
+        embedding_detail::add_row<A>(out + (first + s) * row_size, src, row_size, wp, is_first);
+      else
+        embedding_detail::add_row<A>(acc + (first + s) * row_size, src, row_size, wp, is_first);
+    }
+  }
+  for (std::size_t s = first; s < last; ++s) {
+    T* dst = out + s * row_size;
+    if (filled[s]) {
+      if constexpr (!in_place)
+        for (std::size_t j = 0; j < row_size; ++j) dst[j] = T(acc[s * row_size + j]);
+    } else if (default_row) {
+      std::copy_n(default_row, row_size, dst);  // not weighted: the spec weighs pooled rows
+    } else {
+      std::fill_n(dst, row_size, T{});
+    }
+  }
+}
+
 }  // namespace embedding_fast
 
 /// The most memory embedding_segments_sum() allocates besides its output for `num_segments`
-/// rows of `row_size` on `threads` threads: a range check per thread, then either the
-/// reference kernel's flag per segment and, for 16-bit floats, its float copy of the output
-/// (unsorted ids), or the borders and a row of sums per thread (sorted ids).
+/// rows of `row_size` on `threads` threads: a range check per thread, then either a flag per
+/// segment and, for 16-bit floats, a float copy of the output (unsorted ids), or the borders
+/// and a row of sums per thread (sorted ids).
 template <class T>
 std::size_t embedding_segments_sum_scratch(std::size_t num_segments, std::size_t row_size,
                                            unsigned threads) {
@@ -241,16 +297,26 @@ template <class T, class I>
     const std::size_t b = num_indices / parts * c + std::min(c, num_indices % parts);
     sorted = segment_ids[b - 1] <= segment_ids[b];
   }
-  if (!sorted) {
-    // The plain kernel handles segments scattered over the indices.
-    return reference::embedding_segments_sum(table, num_emb, row_size, indices, segment_ids,
-                                             num_indices, num_segments, default_index, weights,
-                                             out);
-  }
-
   const T* default_row = default_index && *default_index >= 0
                              ? table + static_cast<std::size_t>(*default_index) * row_size
                              : nullptr;
+  if (!sorted) {
+    // Segments scattered over the indices: ranges of segments, one per thread, as many threads
+    // as the indices would get (every thread reads every id, but adds only its own rows).
+    using A = embedding_detail::sum_t<T>;
+    constexpr bool in_place = !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
+    std::vector<A> acc(in_place ? 0 : num_segments * row_size);
+    std::vector<unsigned char> filled(num_segments);
+    const std::size_t ranges = std::min(par.chunks(num_indices, grain), num_segments);
+    par.for_range(num_segments, num_segments / std::max<std::size_t>(ranges, 1),
+                  [&](std::size_t first, std::size_t last, std::size_t) {
+                    fast::sum_scattered(table, row_size, indices, segment_ids, num_indices,
+                                        weights, default_row, first, last, acc.data(),
+                                        filled.data(), out);
+                  });
+    return std::nullopt;
+  }
+
   // Borders: an even split moved forward to where the segment id changes.
   const std::size_t threads = par.chunks(num_indices, grain);
   std::vector<std::size_t> border(threads + 1, num_indices), segment(threads + 1, num_segments);

@@ -8,7 +8,7 @@
 // answer is unique: every strategy below, and every split over threads, gives the same bits.
 // Values are copied from the input by index, never converted.
 //
-// Strategies (topk.cpp):
+// Strategies (topk_filter.hpp, topk_select.hpp; topk_run.hpp picks one):
 //   - k small against the slice: a threshold filter. The k best so far sit in a bounded heap,
 //     and vectors of elements are compared against the worst of them; only the rare lanes that
 //     beat it touch the heap. Slices along the innermost axis are scanned along their length,

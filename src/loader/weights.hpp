@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "irlite/model.hpp"
+#include "irlite/model_info.hpp"
 
 namespace irlite {
 

@@ -181,7 +181,7 @@ int run_once(std::string_view mode, const char* path) {
     irlite::LoadOptions options;
     options.keep_going = true;
     model = irlite::Model::load(path, options);
-    count = model->impl().graph.nodes.size();
+    count = irlite::detail::ModelAccess::impl(*model).graph.nodes.size();
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const auto [rss, cpu] = resource_usage();

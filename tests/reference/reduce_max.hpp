@@ -24,7 +24,7 @@
 #include "kernels/element.hpp"
 #include "kernels/reduce_plan.hpp"
 
-namespace irlite::reference {
+namespace irlite::test::reference {
 
 namespace reduce_max_impl {
 
@@ -232,4 +232,4 @@ void reduce_max(const T* in, std::span<const std::int64_t> shape,
   reduce_max(in, plan_reduce_max(shape, axes), out);
 }
 
-}  // namespace irlite::reference
+}  // namespace irlite::test::reference

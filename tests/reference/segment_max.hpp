@@ -13,7 +13,7 @@
 #include "kernels/element.hpp"
 #include "kernels/segments.hpp"
 
-namespace irlite::reference {
+namespace irlite::test::reference {
 
 /// out[s, :] = max of data[i, :] over the rows i with ids[i] == s, for s < num_segments; rows
 /// whose id is num_segments or more are dropped; segments without rows are `fill`.
@@ -46,4 +46,4 @@ template <class T, class I>
   return std::nullopt;
 }
 
-}  // namespace irlite::reference
+}  // namespace irlite::test::reference

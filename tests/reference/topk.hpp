@@ -21,7 +21,7 @@
 #include "kernels/element.hpp"
 #include "kernels/topk_mode.hpp"
 
-namespace irlite::reference {
+namespace irlite::test::reference {
 
 namespace topk_impl {
 
@@ -259,4 +259,4 @@ void topk(const T* in, std::int64_t outer, std::int64_t n, std::int64_t inner, s
   impl::topk_with<impl::WideEntries<Key>>(in, outer, n, inner, k, mode, sort, values, indices);
 }
 
-}  // namespace irlite::reference
+}  // namespace irlite::test::reference

@@ -1,0 +1,10 @@
+// TopK for the 32-bit integers: one of the units the kernel is compiled in (see topk_run.hpp).
+
+#include "kernels/topk_run.hpp"
+
+namespace irlite {
+
+IRLITE_TOPK_INSTANTIATE_BOTH(std::int32_t)
+IRLITE_TOPK_INSTANTIATE_BOTH(std::uint32_t)
+
+}  // namespace irlite
