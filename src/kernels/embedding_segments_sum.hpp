@@ -102,8 +102,8 @@ IRLITE_MULTIVERSION RangeCheck check_range(const I* __restrict indices, const I*
 /// One row into dst (row_size elements) for the native floating-point types: dst = row * w for
 /// a segment's first, dst = dst + row * w for the others (add_row's order and rounding).
 template <class T, bool Weighted>
-IRLITE_INLINE void add_row_native(T* __restrict dst, const T* __restrict src,
-                                  std::size_t row_size, T w, bool first) {
+IRLITE_INLINE void add_row_native(T* __restrict dst, const T* __restrict src, std::size_t row_size,
+                                  T w, bool first) {
   using V = simd::vec<T>;
   constexpr std::size_t L = simd::lanes<T>;
   std::size_t j = 0;
@@ -191,10 +191,16 @@ void sum_range(const T* table, std::size_t row_size, const I* indices, const I* 
   fill(next, last);
 }
 
+/// Whether unsorted ids are summed straight into the output: every type but the 16-bit floats,
+/// which are summed in float and rounded once at the end.
+template <class T>
+inline constexpr bool kSumsInPlace = !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
+
 /// One thread's share of checked but unsorted ids: the output segments [first, last), summed
 /// into `acc` (their rows; the output itself for every type but f16 and bf16) while walking all
-/// the indices in order, `filled` (zeros) marking the segments that got one. Segments without indices then
-/// get the default row or zeros, and 16-bit floats are rounded from `acc` into the output.
+/// the indices in order, `filled` (zeros) marking the segments that got one. Segments without
+/// indices then get the default row or zeros, and 16-bit floats are rounded from `acc` into the
+/// output.
 template <class T, class I>
 IRLITE_MULTIVERSION void sum_scattered(const T* __restrict table, std::size_t row_size,
                                        const I* __restrict indices, const I* __restrict ids,
@@ -204,7 +210,7 @@ IRLITE_MULTIVERSION void sum_scattered(const T* __restrict table, std::size_t ro
                                        T* out) {
   using A = embedding_detail::sum_t<T>;
   constexpr bool native = simd::has_vec<T> && std::is_floating_point_v<T>;
-  constexpr bool in_place = !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
+  constexpr bool in_place = kSumsInPlace<T>;
   for (std::size_t k = 0; k < num_indices; ++k) {
     // Unsigned, so that one comparison keeps the ids below `first` out too.
     const std::size_t s = static_cast<std::size_t>(ids[k]) - first;
@@ -303,16 +309,14 @@ template <class T, class I>
   if (!sorted) {
     // Segments scattered over the indices: ranges of segments, one per thread, as many threads
     // as the indices would get (every thread reads every id, but adds only its own rows).
-    using A = embedding_detail::sum_t<T>;
-    constexpr bool in_place = !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
-    std::vector<A> acc(in_place ? 0 : num_segments * row_size);
+    std::vector<embedding_detail::sum_t<T>> acc(fast::kSumsInPlace<T> ? 0
+                                                                      : num_segments * row_size);
     std::vector<unsigned char> filled(num_segments);
     const std::size_t ranges = std::min(par.chunks(num_indices, grain), num_segments);
     par.for_range(num_segments, num_segments / std::max<std::size_t>(ranges, 1),
                   [&](std::size_t first, std::size_t last, std::size_t) {
-                    fast::sum_scattered(table, row_size, indices, segment_ids, num_indices,
-                                        weights, default_row, first, last, acc.data(),
-                                        filled.data(), out);
+                    fast::sum_scattered(table, row_size, indices, segment_ids, num_indices, weights,
+                                        default_row, first, last, acc.data(), filled.data(), out);
                   });
     return std::nullopt;
   }
