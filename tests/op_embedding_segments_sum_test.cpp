@@ -380,10 +380,10 @@ TEST_CASE("EmbeddingSegmentsSum validation messages") {
     return in;
   };
   CHECK(inferred(*op, good) == "f32 [?,2]");
-  fails(with(1, t(E::f32, "[4]")), 1, "indices type must be i32 or i64, got f32");
-  fails(with(2, t(E::f32, "[4]")), 2, "segment_ids type must be i32 or i64, got f32");
-  fails(with(3, t(E::f32, "[]")), 3, "num_segments type must be i32 or i64, got f32");
-  fails(with(4, t(E::f32, "[]")), 4, "default_index type must be i32 or i64, got f32");
+  fails(with(1, t(E::f32, "[4]")), 1, "indices must be i32 or i64, got f32");
+  fails(with(2, t(E::f32, "[4]")), 2, "segment_ids must be i32 or i64, got f32");
+  fails(with(3, t(E::f32, "[]")), 3, "num_segments must be i32 or i64, got f32");
+  fails(with(4, t(E::f32, "[]")), 4, "default_index must be i32 or i64, got f32");
   fails(with(1, t(E::i32, "[4]")), 2,
         "segment_ids element type (i64) must match indices element type (i32)");
   fails(with(4, t(E::i32, "[]")), 4,
@@ -392,7 +392,7 @@ TEST_CASE("EmbeddingSegmentsSum validation messages") {
         "per_sample_weights element type (i64) must match embedding table element type (f32)");
   fails(with(3, t(E::i32, "[]")), 3,
         "num_segments element type (i32) must match segment_ids element type (i64)");
-  fails(with(0, t(E::boolean, "[5,2]")), 0, "emb_table must be of a numeric type, got boolean");
+  fails(with(0, t(E::boolean, "[5,2]")), 0, "emb_table must be a numeric tensor, got boolean");
   fails(with(5, t(E::f32, "[3]")), 5,
         "indices and per_sample_weights must have the same shape, got [4] and [3]");
   fails(with(3, t(E::i64, "[2]")), 3, "num_segments must be a scalar, got [2]");
@@ -409,7 +409,7 @@ TEST_CASE("EmbeddingSegmentsSum validation messages") {
   CHECK(inferred(*op, four) == "f32 [?,2]");
   std::vector<ValueInfo> bad = four;
   bad[1] = t(E::f32, "[4]");
-  fails(bad, 1, "indices type must be i32 or i64, got f32");
+  fails(bad, 1, "indices must be i32 or i64, got f32");
 }
 
 TEST_CASE("EmbeddingSegmentsSum shape rule") {

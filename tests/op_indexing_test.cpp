@@ -224,7 +224,7 @@ TEST_CASE("Gather shape rule errors") {
           op->infer(std::vector<ValueInfo>{info(ElementType::f32, "[3]"),
                                            info(ElementType::i32, "[2]"),
                                            info(ElementType::f32, "[]")});
-        }).find("axis must be an integer, got f32") != std::string::npos);
+        }).find("axis must be an integer tensor, got f32") != std::string::npos);
   // At run time an axis out of range is the axis value's error.
   const Tensor data = tensor(ElementType::f32, {3}, {1, 2, 3});
   const Tensor idx = ints(ElementType::i32, {1}, {0});
@@ -457,7 +457,7 @@ TEST_CASE("Range shape rule") {
         }).find("start must be a scalar, got [1]") != std::string::npos);
   CHECK(error_of([&] {
           inferred(*op, {info(one), info(ElementType::boolean, "[]"), info(fstep)});
-        }).find("stop must be numeric, got boolean") != std::string::npos);
+        }).find("stop must be a numeric tensor, got boolean") != std::string::npos);
   const Tensor zero = tensor(ElementType::f32, {}, {0});
   CHECK(error_of([&] {
           inferred(*op, {info(one), info(fstop), info(zero)});

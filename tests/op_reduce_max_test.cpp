@@ -248,7 +248,7 @@ TEST_CASE("ReduceMax shape rule with unknown axes") {
 TEST_CASE("ReduceMax validation") {
   const Tensor axes01 = axes_tensor({0, 1});
   CHECK_THROWS_WITH_AS(infer(true, ElementType::boolean, "[1,2,3]", "[2]", &axes01),
-                       doctest::Contains("data must be numeric, got boolean"), Error);
+                       doctest::Contains("data must be a numeric tensor, got boolean"), Error);
   CHECK_THROWS_WITH_AS(infer(true, ElementType::f32, "[1,2,3]", "[2]", nullptr, ElementType::f32),
                        doctest::Contains("axes must be an integer tensor, got f32"), Error);
   CHECK_THROWS_WITH_AS(

@@ -296,7 +296,7 @@ TEST_CASE("Reductions: shape rule") {
   const Tensor bad = axes_tensor({3});
   CHECK(error_of("ReduceSum", ElementType::f32, "[3,4,5]", &bad).find("out of the tensor rank") !=
         std::string::npos);
-  CHECK(error_of("ReduceSum", ElementType::boolean, "[3]", nullptr).find("must be numeric") !=
+  CHECK(error_of("ReduceSum", ElementType::boolean, "[3]", nullptr).find("must be a numeric tensor") !=
         std::string::npos);
   CHECK(error_of("ReduceMean", ElementType::f32, "[3]", nullptr, "[1]", ElementType::f32)
             .find("axes must be an integer") != std::string::npos);

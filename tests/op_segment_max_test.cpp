@@ -463,13 +463,13 @@ TEST_CASE("SegmentMax validation messages") {
   };
   using E = ElementType;
   fails({info(E::i32, "[3,12,225]"), info(E::i32, "[3]"), info(E::f32, "[]")}, 2,
-        "the element type of num_segments must be i32 or i64, got f32");
+        "num_segments must be i32 or i64, got f32");
   fails({info(E::i32, "[3,12,225]"), info(E::f32, "[3]"), info(E::i32, "[]")}, 1,
-        "the element type of segment_ids must be i32 or i64, got f32");
+        "segment_ids must be i32 or i64, got f32");
   fails({info(E::i32, "[3,12,225]"), info(E::u64, "[3]")}, 1,
-        "the element type of segment_ids must be i32 or i64, got u64");
+        "segment_ids must be i32 or i64, got u64");
   fails({info(E::boolean, "[3]"), info(E::i32, "[3]")}, 0,
-        "data must be of a numeric type, got boolean");
+        "data must be a numeric tensor, got boolean");
   fails({info(E::i32, "[3,12,225]"), info(E::i32, "[2,3]"), info(E::i32, "[]")}, 1,
         "segment_ids must be a 1D input, got [2,3]");
   fails({info(E::i32, "[3]"), info(E::i32, "[]")}, 1, "segment_ids must be a 1D input, got []");

@@ -325,7 +325,7 @@ TEST_CASE("TopK validation") {
   const auto f32 = ElementType::f32;
   for (const Op* op : {v1.get(), v3.get(), v11.get()}) {
     CHECK_THROWS_WITH_AS(infer(*op, ElementType::boolean, "[3]", "[]"),
-                         doctest::Contains("data must be numeric, got boolean"), Error);
+                         doctest::Contains("data must be a numeric tensor, got boolean"), Error);
     CHECK_THROWS_WITH_AS(infer(*op, f32, "[]", "[]"),
                          doctest::Contains("data must have rank 1 or more, got a scalar"), Error);
     CHECK_THROWS_WITH_AS(infer(*op, f32, "[1,2,3]", "[1]"),
@@ -341,20 +341,20 @@ TEST_CASE("TopK validation") {
   }
   // k types: TopK-1 takes i8/i32/i64, later versions any integer.
   CHECK_THROWS_WITH_AS(infer(*v1, f32, "[5,..2]", "[]", nullptr, ElementType::u32),
-                       doctest::Contains("k must be i8, i32 or i64 in TopK-1, got u32"), Error);
+                       doctest::Contains("k must be i8, i32 or i64, got u32"), Error);
   CHECK_THROWS_WITH_AS(infer(*v1, f32, "[5,..2]", "[]", nullptr, ElementType::i16),
                        doctest::Contains("got i16"), Error);
   CHECK_THROWS_WITH_AS(infer(*v1, f32, "[5,..2]", "[]", nullptr, ElementType::f32),
-                       doctest::Contains("k must be i8, i32 or i64 in TopK-1, got f32"), Error);
+                       doctest::Contains("k must be i8, i32 or i64, got f32"), Error);
   for (ElementType t : {ElementType::i8, ElementType::i32, ElementType::i64}) {
     const Tensor one = k_tensor(1, t);
     CHECK(to_string(infer(*v1, f32, "[5,..2]", "[]", &one)[0].shape) == "[1,..2]");
   }
   for (const Op* op : {v3.get(), v11.get()}) {
     CHECK_THROWS_WITH_AS(infer(*op, f32, "[1,2,3]", "[]", nullptr, ElementType::f32),
-                         doctest::Contains("k must be an integer, got f32"), Error);
+                         doctest::Contains("k must be an integer tensor, got f32"), Error);
     CHECK_THROWS_WITH_AS(infer(*op, f32, "[1,2,3]", "[]", nullptr, ElementType::boolean),
-                         doctest::Contains("k must be an integer, got boolean"), Error);
+                         doctest::Contains("k must be an integer tensor, got boolean"), Error);
     for (ElementType t : {ElementType::u8, ElementType::u16, ElementType::u32, ElementType::u64,
                           ElementType::i16}) {
       const Tensor one = k_tensor(1, t);
@@ -372,7 +372,7 @@ TEST_CASE("TopK validation") {
   expect_error([&] { infer(*v3, f32, "[3]", "[]", &minus2); }, ErrorCode::shape,
                "k must be non-negative, got -2", 1);
   expect_error([&] { infer(*v3, ElementType::boolean, "[3]", "[]"); }, ErrorCode::shape,
-               "data must be numeric, got boolean", 0);
+               "data must be a numeric tensor, got boolean", 0);
 }
 
 TEST_CASE("TopK run-time value errors") {

@@ -251,7 +251,7 @@ TEST_CASE("unary: element type errors") {
         caught([&] { op->infer(std::vector<ValueInfo>{info(ElementType::boolean, "[2]")}); });
     REQUIRE(e);
     CHECK(e->code() == ErrorCode::shape);
-    CHECK(std::string(e->what()).find("data must be numeric, got boolean") != std::string::npos);
+    CHECK(std::string(e->what()).find("data must be a numeric tensor, got boolean") != std::string::npos);
   }
   for (const char* type : {"SoftPlus", "HSwish"}) {
     CAPTURE(type);

@@ -333,9 +333,8 @@ class Run {
       state_.infos[k] = {inputs[k].element_type(), PartialShape::from_shape(inputs[k].shape()),
                          step.value_inputs[k] ? &inputs[k] : nullptr};
     const std::span<const ValueInfo> infos(state_.infos.data(), inputs.size());
-    // The types were checked at load and a Session takes inputs of the Parameters' types only,
-    // so this holds; it is checked again because the rule relies on it.
-    check_input_types(*node.def, infos);
+    // Op::infer() checks the types again: they were checked at load, and a Session takes
+    // inputs of the Parameters' types only, but the rule relies on them.
     const std::vector<OutputInfo> outs = node.op->infer(infos, Phase::run);
     if (outs.size() != outputs.size())
       throw Error(ErrorCode::shape,

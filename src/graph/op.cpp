@@ -120,10 +120,10 @@ bool same_set(std::span<const ElementType> a, const std::vector<ElementType>& b)
 }  // namespace
 
 std::string describe_types(std::span<const ElementType> types) {
-  if (same_set(types, numeric_types())) return "numeric";
-  if (same_set(types, integral_types())) return "an integer";
-  if (same_set(types, real_types())) return "floating-point";
-  if (same_set(types, all_types())) return "of a known element type";
+  if (same_set(types, numeric_types())) return "a numeric tensor";
+  if (same_set(types, integral_types())) return "an integer tensor";
+  if (same_set(types, real_types())) return "a floating-point tensor";
+  if (same_set(types, all_types())) return "a tensor of a known element type";
   std::string text;
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (i > 0) text += i + 1 == types.size() ? " or " : ", ";
@@ -132,14 +132,37 @@ std::string describe_types(std::span<const ElementType> types) {
   return text;
 }
 
-void check_input_types(const OpDef& def, std::span<const ValueInfo> inputs) {
-  if (def.input_types.empty()) return;
+namespace {
+void check_types(std::span<const OpPortInfo> ports, std::span<const ValueInfo> inputs) {
+  if (ports.empty()) return;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const OpPortInfo& port = def.input_types[std::min(i, def.input_types.size() - 1)];
+    const OpPortInfo& port = ports[std::min(i, ports.size() - 1)];
     if (std::ranges::find(port.element_types, inputs[i].type) != port.element_types.end()) continue;
     input_error(i, fmt::format("{} must be {}, got {}", port.name,
                                describe_types(port.element_types), to_string(inputs[i].type)));
   }
+}
+}  // namespace
+
+void check_input_types(const OpDef& def, std::span<const ValueInfo> inputs) {
+  check_types(def.input_types, inputs);
+}
+
+std::vector<OutputInfo> Op::infer(std::span<const ValueInfo> inputs, Phase phase) const {
+  if (input_types_) check_types(*input_types_, inputs);
+  return infer_shapes(inputs, phase);
+}
+
+OpDef bind_contract(OpDef def) {
+  if (def.input_types.empty() || !def.create) return def;
+  auto types = std::make_shared<const std::vector<OpPortInfo>>(def.input_types);
+  def.create = [create = std::move(def.create), types](const Attributes& attributes) {
+    std::unique_ptr<const Op> op = create(attributes);
+    // Every op is made non-const by its factory (make_unique<T>) and only then held as const.
+    if (op) const_cast<Op&>(*op).input_types_ = types;
+    return op;
+  };
+  return def;
 }
 
 }  // namespace irlite

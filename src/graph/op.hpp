@@ -77,18 +77,16 @@ struct StoredValue {
   std::uint64_t size = 0;
 };
 
+struct OpDef;
+
 /// A configured op: an instance per layer, built from the layer's attributes. Immutable.
 class Op {
  public:
   virtual ~Op() = default;
-  /// Validates the inputs' types and shapes (and values, where given) and returns the outputs'
-  /// types and shapes. At run time every input has a static shape, and the result must be
-  /// static. Throws through op_error()/input_error()/value_error().
-  ///
-  /// A layer whose input shapes are static and whose value inputs (shape_needs_value()) are
-  /// Consts is inferred once, when the model loads, and not again before each run: the rule
-  /// must give the same result for the same shapes and values.
-  virtual std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const = 0;
+  /// Checks every input's element type against the op's registry entry (check_input_types()),
+  /// then runs the op's shape rule, infer_shapes(). The loader, the executor and the tests all
+  /// come through here, so no shape rule checks a type its entry lists.
+  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const;
   /// The load-time rule: infer(inputs, Phase::load).
   std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs) const {
     return infer(inputs, Phase::load);
@@ -135,6 +133,23 @@ class Op {
   /// Where the layer's value is stored in the weights file: a Const's. The loader reads it from
   /// there; null for every other op.
   virtual const StoredValue* stored_value() const { return nullptr; }
+
+ protected:
+  /// The shape rule: validates the inputs' shapes (and values, where given), and how their
+  /// types relate where the entry's lists cannot say it (one input's type equal to another's),
+  /// and returns the outputs' types and shapes. At run time every input has a static shape,
+  /// and the result must be static. Throws through op_error()/input_error()/bad_value().
+  ///
+  /// A layer whose input shapes are static and whose value inputs (shape_needs_value()) are
+  /// Consts is inferred once, when the model loads, and not again before each run: the rule
+  /// must give the same result for the same shapes and values.
+  virtual std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                               Phase phase) const = 0;
+
+ private:
+  friend OpDef bind_contract(OpDef def);
+  /// The entry's input type lists, set by bind_contract(); null for an op made without it.
+  std::shared_ptr<const std::vector<OpPortInfo>> input_types_;
 };
 
 /// What the executor does with a layer.
@@ -171,11 +186,16 @@ struct OpDef {
   std::vector<OpPortInfo> output_types = {};
 };
 
+/// The entry with `create` wrapped so that every op it makes checks its inputs' types against
+/// `input_types` (Op::infer()). The registry binds every built-in entry.
+OpDef bind_contract(OpDef def);
+
 /// Throws input_error() for the first input whose element type its OpDef entry does not list:
 /// "k must be i32 or i64, got f32". Every type is accepted where the entry lists none.
 void check_input_types(const OpDef& def, std::span<const ValueInfo> inputs);
 
-/// How a list of element types reads in a message: "numeric", "an integer", "i32 or i64".
+/// How a list of element types reads in a message: "a numeric tensor", "an integer tensor",
+/// "i32 or i64".
 std::string describe_types(std::span<const ElementType> types);
 
 /// The bounds of an op whose output 0 does not decrease when any input grows: execute() on the

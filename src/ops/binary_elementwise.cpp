@@ -217,7 +217,7 @@ class BinaryOp final : public Op {
   BinaryOp(Kind kind, BroadcastSpec spec, bool pythondiv)
       : kind_(kind), spec_(spec), pythondiv_(pythondiv) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& a = inputs[0];
     const ValueInfo& b = inputs[1];
     if (a.type != b.type)
@@ -357,7 +357,7 @@ OpDef binary_def(std::string_view type, Kind kind) {
 
 class LogicalNotOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     return {{ElementType::boolean, inputs[0].shape}};
   }
 

@@ -42,7 +42,8 @@ class BroadcastOp final : public Op {
  public:
   BroadcastOp(Mode mode, std::int64_t axis) : mode_(mode), axis_(axis) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[kData];
     const ValueInfo& target = inputs[kTarget];
     if (mode_ == Mode::explicit_axes && inputs.size() < 3)

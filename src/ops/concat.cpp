@@ -19,7 +19,7 @@ class ConcatOp final : public Op {
  public:
   explicit ConcatOp(std::int64_t axis) : axis_(axis) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ElementType type = inputs[0].type;
     if (type == ElementType::undefined) input_error(0, "input has no element type");
     for (std::size_t i = 1; i < inputs.size(); ++i)

@@ -11,7 +11,7 @@ class ConstantOp final : public Op {
  public:
   explicit ConstantOp(StoredValue stored) : stored_(std::move(stored)) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo>, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo>, Phase) const override {
     // Built in place rather than copied out of an initializer list: every Const of a model is
     // inferred at load.
     std::vector<OutputInfo> result(1);

@@ -32,7 +32,7 @@ class ConvertOp final : public Op {
  public:
   explicit ConvertOp(ElementType to) : to_(to) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
     return {{to_, data.shape}};
   }

@@ -48,7 +48,8 @@ class CustomOpAdapter final : public Op {
   // the model runs, never at load.
   bool foldable() const override { return false; }
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     std::vector<CustomInput> custom;
     custom.reserve(inputs.size());
     for (const ValueInfo& in : inputs) custom.push_back({in.type, in.shape, in.value});

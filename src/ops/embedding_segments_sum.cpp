@@ -70,7 +70,7 @@ void check_known_indices(const ValueInfo& info, std::size_t input, std::string_v
 
 class EmbeddingSegmentsSumOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& table = inputs[kTable];
     const ValueInfo& indices = inputs[kIndices];
     const ValueInfo& ids = inputs[kSegmentIds];

@@ -24,7 +24,8 @@ class GatherOp final : public Op {
  public:
   GatherOp(int version, std::int64_t batch_dims) : version_(version), batch_dims_(batch_dims) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& indices = inputs[1];
     const ValueInfo& axis = inputs[2];

@@ -36,7 +36,7 @@ class MatMulOp final : public Op {
   MatMulOp(bool transpose_a, bool transpose_b)
       : transpose_a_(transpose_a), transpose_b_(transpose_b) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& a = inputs[0];
     const ValueInfo& b = inputs[1];
     if (b.type != a.type)

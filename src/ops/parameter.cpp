@@ -5,7 +5,7 @@
 
 namespace irlite {
 
-std::vector<OutputInfo> ParameterOp::infer(std::span<const ValueInfo>, Phase) const {
+std::vector<OutputInfo> ParameterOp::infer_shapes(std::span<const ValueInfo>, Phase) const {
   return {{type_, shape_}};
 }
 

@@ -11,7 +11,8 @@ class ParameterOp final : public Op {
   ElementType element_type() const { return type_; }
   const PartialShape& shape() const { return shape_; }
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override;
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override;
   void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
   std::vector<std::pair<std::string, std::string>> attributes() const override;
 

@@ -52,7 +52,8 @@ class RangeOp final : public Op {
  public:
   explicit RangeOp(ElementType output_type) : output_type_(output_type) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     for (std::size_t i = 0; i < 3; ++i) {
       // OpenVINO refuses a one-element 1-D input too: each is a scalar.
       if (inputs[i].shape.rank_is_static() && inputs[i].shape.rank() != 0)

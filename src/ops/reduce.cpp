@@ -106,7 +106,8 @@ class ReduceOp final : public Op {
  public:
   ReduceOp(Kind kind, bool keep_dims) : kind_(kind), keep_dims_(keep_dims) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& axes = inputs[1];
     if (axes.shape.rank_is_static() && axes.shape.rank() > 1)
@@ -188,10 +189,7 @@ class ReduceOp final : public Op {
           reduce<K>(context.parallel, data.data<T>(), plan, out.data<T>());
       });
     });
-    if (!known)
-      input_error(0,
-                  fmt::format("data must be {}, got {}", is_logical(kind_) ? "boolean" : "numeric",
-                              to_string(data.element_type())));
+    if (!known) no_kernel(0, data.element_type());
   }
 
   /// The maximum and minimum of integers grow with every element: a reduced ShapeOf keeps its

@@ -12,7 +12,7 @@ namespace {
 
 // The registry, in the order of ops/op_list.inc.
 const std::array kOps{
-#define IRLITE_OP(make) make(),
+#define IRLITE_OP(make) bind_contract(make()),
 #include "ops/op_list.inc"
 #undef IRLITE_OP
 };

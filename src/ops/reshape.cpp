@@ -29,7 +29,8 @@ class ReshapeOp final : public Op {
  public:
   explicit ReshapeOp(bool special_zero) : special_zero_(special_zero) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& target = inputs[1];
     if (target.shape.rank_is_static() && target.shape.rank() > 1)

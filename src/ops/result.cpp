@@ -7,7 +7,9 @@ namespace {
 
 class ResultOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo>, Phase) const override { return {}; }
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo>, Phase) const override {
+    return {};
+  }
   void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
 };
 

@@ -52,7 +52,7 @@ class SegmentMaxOp final : public Op {
  public:
   explicit SegmentMaxOp(FillMode fill) : fill_(fill) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[kData];
     const ValueInfo& ids = inputs[kSegmentIds];
     const ValueInfo* num = inputs.size() > kNumSegments ? &inputs[kNumSegments] : nullptr;

@@ -21,7 +21,7 @@ class SelectOp final : public Op {
  public:
   explicit SelectOp(BroadcastSpec spec) : spec_(spec) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& cond = inputs[kCond];
     const ValueInfo& then = inputs[kThen];
     const ValueInfo& other = inputs[kElse];

@@ -18,7 +18,7 @@ class ShapeOfOp final : public Op {
  public:
   explicit ShapeOfOp(ElementType output_type) : output_type_(output_type) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
     if (data.type == ElementType::undefined) input_error(0, "data has no element type");
     if (!data.shape.rank_is_static()) return {{output_type_, PartialShape{Dimension()}}};

@@ -25,7 +25,8 @@ constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 
 class SliceOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const PartialShape& shape = data.shape;
     std::optional<Dimension> entries;

@@ -29,7 +29,7 @@ class SoftmaxOp final : public Op {
   SoftmaxOp(std::int64_t axis, bool negative_allowed)
       : axis_(axis), negative_allowed_(negative_allowed) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
     if (data.shape.rank_is_static()) (void)axis_of(data.shape.rank());
     return {{data.type, data.shape}};

@@ -17,7 +17,8 @@ namespace {
 
 class SqueezeOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo* axes = inputs.size() > 1 ? &inputs[1] : nullptr;
     if (data.type == ElementType::undefined) input_error(0, "data has no element type");

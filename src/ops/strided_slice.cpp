@@ -65,7 +65,8 @@ class StridedSliceOp final : public Op {
         shrink_axis_mask_(std::move(shrink_axis_mask)),
         ellipsis_mask_(std::move(ellipsis_mask)) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     for (std::size_t i = 1; i < inputs.size(); ++i) {
       if (inputs[i].shape.rank_is_static() && inputs[i].shape.rank() != 1)

@@ -19,7 +19,7 @@ struct SwishKernel {
 
 class SwishOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const OutputInfo out{inputs[0].type, inputs[0].shape};
     if (inputs.size() == 2) {
       const ValueInfo& beta = inputs[1];

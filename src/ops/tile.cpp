@@ -17,7 +17,8 @@ namespace {
 
 class TileOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& repeats = inputs[1];
     if (repeats.shape.rank_is_static() && repeats.shape.rank() != 1)

@@ -48,7 +48,8 @@ class TopKOp final : public Op {
         sort_(attributes.sort),
         index_type_(attributes.index_element_type) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& k = inputs[1];
     if (data.shape.rank_is_static() && data.shape.rank() == 0)
@@ -77,8 +78,8 @@ class TopKOp final : public Op {
     if (k_value) {
       // No clamping to the axis length while loading (OpenVINO's shape rule); a k beyond it is
       // an error once the data is known.
-      if (phase == Phase::run && dim.is_static() && *k_value > dim.value())
-        value_error(1, exceeds(*k.value, dim.value(), axis));
+      if ((phase == Phase::run || data.value) && dim.is_static() && *k_value > dim.value())
+        bad_value(phase, 1, exceeds(*k.value, dim.value(), axis));
       dim = Dimension(*k_value);
     } else if (const std::optional<Dimension> kb = known_dimension(k)) {
       // k unknown but bounded (from a ShapeOf): OpenVINO's rule, where an unbounded axis

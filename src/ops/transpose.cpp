@@ -43,7 +43,8 @@ std::vector<std::int64_t> permutation(const Tensor& order, std::int64_t rank, Ph
 
 class TransposeOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& order = inputs[1];
     if (order.shape.rank_is_static() && order.shape.rank() != 1)

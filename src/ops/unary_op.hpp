@@ -30,7 +30,7 @@ class UnaryOp final : public Op {
  public:
   explicit UnaryOp(Fn fn) : fn_(std::move(fn)) {}
 
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     // The input's type is one the OpDef lists (unary_def()): the output keeps it and the shape.
     return {{inputs[0].type, inputs[0].shape}};
   }

@@ -16,7 +16,8 @@ namespace {
 
 class UnsqueezeOp final : public Op {
  public:
-  std::vector<OutputInfo> infer(std::span<const ValueInfo> inputs, Phase phase) const override {
+  std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
+                                       Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& axes = inputs[1];
     if (axes.shape.rank_is_static() && axes.shape.rank() > 1)

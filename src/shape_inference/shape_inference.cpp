@@ -163,7 +163,6 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
     }
     try {
       const std::span<const ValueInfo> known(inputs.data(), count);
-      check_input_types(*node.def, known);
       std::vector<OutputInfo> outputs = node.op->infer(known, Phase::load);
       for (std::size_t i = 0; i < node.outputs.size() && i < outputs.size(); ++i) {
         node.outputs[i].type = outputs[i].type;
