@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "irlite/element_type.hpp"
+#include "irlite/scratch.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
 
@@ -86,6 +87,14 @@ struct CustomOutput {
 /// A configured custom op: one per layer, built from its attributes by the registered factory.
 /// Immutable once built, and used from every thread that runs the model, so infer() and
 /// execute() must be safe to call concurrently.
+///
+/// It gets the hooks a built-in op has, but for three. Its types are its own to check (no
+/// registry entry lists them). It is never folded into a constant at load time: irlite cannot
+/// know that its result depends on its inputs alone. And it gives no range of its integer
+/// values to the layers after it (built-in ops carry bounds of values computed from shapes, so
+/// that a TopK whose k comes from a ShapeOf has a bounded output): that rule, "the output is
+/// monotonic in its inputs", is easy to state wrongly, and a wrong bound would be a silently
+/// wrong shape; a layer after a custom op sees its values as unknown, which is always safe.
 class CustomOp {
  public:
   virtual ~CustomOp() = default;
@@ -101,7 +110,25 @@ class CustomOp {
   /// Computes the outputs, allocated with the shapes infer() gave for these inputs but not
   /// initialised: every element of every output must be written, into the tensors given
   /// (replacing one is an Error(usage)). Reports bad input values with fail_value().
-  virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs) const = 0;
+  /// An op that overrides the overload below with a Scratch need not override this one.
+  virtual void execute([[maybe_unused]] std::span<const Tensor> inputs,
+                       [[maybe_unused]] std::span<Tensor> outputs) const {
+    fail("the custom op overrides no execute()");
+  }
+  /// The same, with scratch memory of scratch_bytes() for these inputs and outputs taken from
+  /// the Session's arena, as built-in kernels get theirs (see irlite/scratch.hpp): memory that
+  /// counts in SessionOptions::max_memory_bytes and costs no allocation per run. Taking more
+  /// than declared is an Error(usage). Default: the overload without scratch.
+  virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                       [[maybe_unused]] const Scratch& scratch) const {
+    execute(inputs, outputs);
+  }
+  /// The scratch bytes execute() takes on these inputs and outputs: the best way to compute it
+  /// is the code that takes it, run on Scratch::counting(). Default: none.
+  virtual std::size_t scratch_bytes([[maybe_unused]] std::span<const Tensor> inputs,
+                                    [[maybe_unused]] std::span<const Tensor> outputs) const {
+    return 0;
+  }
 
  protected:
   /// Throws Error(shape) about the layer as a whole.

@@ -371,7 +371,14 @@ class Run {
     const std::size_t scratch =
         node.op->scratch_bytes(inputs, outputs, context_.parallel.threads());
     if (!budget_.reserve(scratch)) throw budget_.exceeded("the kernel's scratch space", scratch);
-    node.op->execute(inputs, outputs, context_);
+    if (scratch > state_.arena_bytes) {
+      state_.arena.reset();  // the old arena goes before the larger one comes
+      state_.arena_bytes = 0;
+      state_.arena = allocate_buffer(scratch);
+      state_.arena_bytes = scratch;
+    }
+    node.op->execute(inputs, outputs,
+                     ExecContext{context_.parallel, Scratch(state_.arena.get(), scratch)});
     budget_.release(scratch);
   }
 

@@ -28,6 +28,11 @@ struct ExecState {
   std::vector<std::size_t> slot_bytes;
   /// Per slot: the Result whose bound tensor a layer writes the value into; SIZE_MAX for none.
   std::vector<std::size_t> slot_bound;
+  /// The arena every kernel takes its scratch from: as large as the largest scratch a layer has
+  /// declared so far. It grows only when a layer declares more (its shapes changed at run time),
+  /// so a Session that runs the same shapes allocates it once.
+  std::shared_ptr<void> arena;
+  std::size_t arena_bytes = 0;
 };
 
 /// What a run does besides computing the outputs. Each part is optional.

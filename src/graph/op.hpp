@@ -19,6 +19,7 @@
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
 #include "irlite/ops.hpp"
+#include "irlite/scratch.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
 
@@ -64,9 +65,12 @@ struct ValueBounds {
   Tensor upper;
 };
 
-/// What a kernel may use while it runs: the Session's threads.
+/// What a kernel may use while it runs: the Session's threads, and the scratch memory its op's
+/// scratch_bytes() declared for these inputs (a slice of the Session's arena in a run; pieces of
+/// their own outside one, as when folding Consts).
 struct ExecContext {
   Parallel parallel;
+  Scratch scratch = {};
 };
 
 /// A tensor stored in the weights file at [offset, offset + size).
@@ -105,11 +109,14 @@ class Op {
   /// included (an index in range, ids sorted), also those infer() checks when it sees them.
   virtual void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                        const ExecContext& context) const = 0;
-  /// The most memory execute() allocates for itself on these inputs and outputs with `threads`
-  /// threads, beyond the outputs: accumulators, per-thread buffers, index arrays. The executor
-  /// reserves it against the run's memory budget before execute() runs, so it must not be
-  /// less than what the kernel takes on any values of these shapes; SIZE_MAX when it does not
-  /// fit in a size_t.
+  /// The scratch memory execute() takes from ExecContext::scratch on these inputs and outputs
+  /// with `threads` threads, beyond the outputs: accumulators, per-thread buffers, index arrays,
+  /// all memory that grows with the data. The executor reserves it against the run's memory
+  /// budget and hands execute() a Scratch of exactly that size, so it must not be less than what
+  /// the kernel takes on any values of these shapes: an op computes it with the code that takes
+  /// the pieces, run on a counting Scratch (see irlite/scratch.hpp). SIZE_MAX when it does not
+  /// fit in a size_t. A kernel's plan, a few words per axis, is not scratch: execute() may hold
+  /// it in ordinary containers (tests/alloc checks that nothing else is allocated).
   virtual std::size_t scratch_bytes([[maybe_unused]] std::span<const Tensor> inputs,
                                     [[maybe_unused]] std::span<const Tensor> outputs,
                                     [[maybe_unused]] unsigned threads) const {

@@ -19,11 +19,12 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <type_traits>
-#include <vector>
 
 #include "core/buffer.hpp"
 #include "core/parallel.hpp"
+#include "irlite/scratch.hpp"
 #include "kernels/element.hpp"
 #include "kernels/embedding.hpp"
 #include "kernels/simd.hpp"
@@ -153,13 +154,14 @@ void sum_segment_plain(T* dst, const T* table, std::size_t row_size, const I* in
 }
 
 /// One thread's share of sorted, checked ids: indices [begin, end), owning output segments
-/// [first, last); segments without indices get the default row or zeros.
+/// [first, last); segments without indices get the default row or zeros. `acc` holds a row of
+/// sums, for the types not summed on vectors.
 template <class T, class I>
 void sum_range(const T* table, std::size_t row_size, const I* indices, const I* ids,
                std::size_t num_indices, const T* weights, const T* default_row, std::size_t begin,
-               std::size_t end, std::size_t first, std::size_t last, T* out) {
+               std::size_t end, std::size_t first, std::size_t last,
+               embedding_detail::sum_t<T>* acc, T* out) {
   constexpr bool native = simd::has_vec<T> && std::is_floating_point_v<T>;
-  std::vector<embedding_detail::sum_t<T>> acc(native ? 0 : row_size);
   const auto fill = [&](std::size_t from, std::size_t to) {
     for (std::size_t s = from; s < to; ++s) {
       T* dst = out + s * row_size;
@@ -183,7 +185,7 @@ void sum_range(const T* table, std::size_t row_size, const I* indices, const I* 
       else
         sum_segment_native<T, I, false>(dst, table, row_size, indices, weights, k, e, num_indices);
     } else {
-      sum_segment_plain(dst, table, row_size, indices, weights, k, e, num_indices, acc.data());
+      sum_segment_plain(dst, table, row_size, indices, weights, k, e, num_indices, acc);
     }
     next = s + 1;
     k = e;
@@ -249,38 +251,64 @@ IRLITE_MULTIVERSION void sum_scattered(const T* __restrict table, std::size_t ro
 
 }  // namespace embedding_fast
 
-/// The most memory embedding_segments_sum() allocates besides its output for `num_segments`
-/// rows of `row_size` on `threads` threads: a range check per thread, then either a flag per
+/// The scratch of embedding_segments_sum(): a range check per thread, then either a flag per
 /// segment and, for 16-bit floats, a float copy of the output (unsorted ids), or the borders
-/// and a row of sums per thread (sorted ids).
+/// and a row of sums per thread (sorted ids). Both ways' pieces are taken, `acc` as large as
+/// the larger use, so that the op declares what the kernel takes.
+template <class T>
+struct EmbeddingScratch {
+  std::span<embedding_fast::RangeCheck> checks;
+  std::span<embedding_detail::sum_t<T>> acc;
+  std::span<unsigned char> filled;
+  std::span<std::size_t> border, segment;
+};
+
+/// Takes the scratch for `num_segments` rows of `row_size` on `threads` threads: what
+/// embedding_segments_sum() uses and, on a counting Scratch, what the op declares.
+template <class T>
+EmbeddingScratch<T> take_embedding_scratch(const Scratch& scratch, std::size_t num_segments,
+                                           std::size_t row_size, unsigned threads) {
+  constexpr bool native = simd::has_vec<T> && std::is_floating_point_v<T>;
+  const std::size_t chunks = std::max(threads, 1u);
+  // Rows of nothing are not summed: the kernel stops after the checks.
+  if (row_size == 0) num_segments = 0;
+  EmbeddingScratch<T> s;
+  s.checks = scratch.take<embedding_fast::RangeCheck>(chunks);
+  s.acc = scratch.take<embedding_detail::sum_t<T>>(
+      std::max(embedding_fast::kSumsInPlace<T> ? 0 : saturating_mul(num_segments, row_size),
+               native ? 0 : saturating_mul(chunks, row_size)));
+  s.filled = scratch.take<unsigned char>(num_segments);
+  s.border = scratch.take<std::size_t>(chunks + 1);
+  s.segment = scratch.take<std::size_t>(chunks + 1);
+  return s;
+}
+
+/// The bytes of scratch embedding_segments_sum() takes.
 template <class T>
 std::size_t embedding_segments_sum_scratch(std::size_t num_segments, std::size_t row_size,
                                            unsigned threads) {
-  using A = embedding_detail::sum_t<T>;
-  constexpr bool in_place = !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
-  const std::size_t checks = saturating_mul(threads, sizeof(embedding_fast::RangeCheck));
-  const std::size_t unsorted = saturating_add(
-      num_segments,
-      in_place ? 0 : saturating_mul(saturating_mul(num_segments, row_size), sizeof(A)));
-  const std::size_t sorted =
-      saturating_add(saturating_mul(std::size_t{threads} + 1, 2 * sizeof(std::size_t)),
-                     saturating_mul(threads, saturating_mul(row_size, sizeof(A))));
-  return saturating_add(checks, std::max(unsorted, sorted));
+  const Scratch counting = Scratch::counting();
+  (void)take_embedding_scratch<T>(counting, num_segments, row_size, threads);
+  return counting.bytes();
 }
 
 /// table: [num_emb, row_size]; indices, segment_ids and weights (nullptr = ones): [num_indices];
 /// default_index: nullptr or a scalar (-1 = zeros); out: [num_segments, row_size], every element
 /// written. Checks every index before writing anything and returns the first bad one. Threads of
-/// `par` take `grain` indices or more each.
+/// `par` take `grain` indices or more each, and embedding_segments_sum_scratch() bytes of
+/// `scratch`.
 template <class T, class I>
 [[nodiscard]] std::optional<EmbeddingIndexProblem> embedding_segments_sum(
     const Parallel& par, const T* table, std::size_t num_emb, std::size_t row_size,
     const I* indices, const I* segment_ids, std::size_t num_indices, std::size_t num_segments,
-    const I* default_index, const T* weights, T* out, std::size_t grain = embedding_fast::kGrain) {
+    const I* default_index, const T* weights, T* out, std::size_t grain = embedding_fast::kGrain,
+    const Scratch& scratch = Scratch()) {
   namespace fast = embedding_fast;
   using Input = EmbeddingIndexProblem::Input;
+  const EmbeddingScratch<T> buffers =
+      take_embedding_scratch<T>(scratch, num_segments, row_size, par.threads());
   // Check everything, a range per thread.
-  std::vector<fast::RangeCheck> checks(par.chunks(num_indices, grain));
+  const std::span<fast::RangeCheck> checks = buffers.checks.first(par.chunks(num_indices, grain));
   par.for_range(num_indices, grain, [&](std::size_t b, std::size_t e, std::size_t c) {
     checks[c] = fast::check_range(indices, segment_ids, b, e, num_emb, num_segments);
   });
@@ -309,21 +337,24 @@ template <class T, class I>
   if (!sorted) {
     // Segments scattered over the indices: ranges of segments, one per thread, as many threads
     // as the indices would get (every thread reads every id, but adds only its own rows).
-    std::vector<embedding_detail::sum_t<T>> acc(fast::kSumsInPlace<T> ? 0
-                                                                      : num_segments * row_size);
-    std::vector<unsigned char> filled(num_segments);
+    embedding_detail::sum_t<T>* const acc = buffers.acc.data();
+    unsigned char* const filled = buffers.filled.data();
+    std::fill_n(filled, num_segments, 0);
     const std::size_t ranges = std::min(par.chunks(num_indices, grain), num_segments);
     par.for_range(num_segments, num_segments / std::max<std::size_t>(ranges, 1),
                   [&](std::size_t first, std::size_t last, std::size_t) {
                     fast::sum_scattered(table, row_size, indices, segment_ids, num_indices, weights,
-                                        default_row, first, last, acc.data(), filled.data(), out);
+                                        default_row, first, last, acc, filled, out);
                   });
     return std::nullopt;
   }
 
   // Borders: an even split moved forward to where the segment id changes.
   const std::size_t threads = par.chunks(num_indices, grain);
-  std::vector<std::size_t> border(threads + 1, num_indices), segment(threads + 1, num_segments);
+  const std::span<std::size_t> border = buffers.border.first(threads + 1);
+  const std::span<std::size_t> segment = buffers.segment.first(threads + 1);
+  std::fill(border.begin(), border.end(), num_indices);
+  std::fill(segment.begin(), segment.end(), num_segments);
   border[0] = 0;
   segment[0] = 0;
   for (std::size_t c = 1; c < threads; ++c) {
@@ -335,10 +366,12 @@ template <class T, class I>
     border[c] = b;
     if (b < num_indices) segment[c] = static_cast<std::size_t>(segment_ids[b]);
   }
-  par.for_range(threads, 1, [&](std::size_t b, std::size_t e, std::size_t) {
+  par.for_range(threads, 1, [&](std::size_t b, std::size_t e, std::size_t chunk) {
+    embedding_detail::sum_t<T>* acc =
+        buffers.acc.empty() ? nullptr : buffers.acc.data() + chunk * row_size;
     for (std::size_t c = b; c < e; ++c)
       fast::sum_range(table, row_size, indices, segment_ids, num_indices, weights, default_row,
-                      border[c], border[c + 1], segment[c], segment[c + 1], out);
+                      border[c], border[c + 1], segment[c], segment[c + 1], acc, out);
   });
   return std::nullopt;
 }

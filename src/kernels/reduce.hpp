@@ -34,6 +34,7 @@
 
 #include "core/buffer.hpp"
 #include "core/parallel.hpp"
+#include "irlite/scratch.hpp"
 #include "kernels/element.hpp"
 #include "kernels/reduce_plan.hpp"
 #include "kernels/reduce_steps.hpp"
@@ -190,24 +191,6 @@ inline std::int64_t block_count(std::int64_t n, std::int64_t grain) {
   return std::max<std::int64_t>(1, n / std::max<std::int64_t>(grain, 1));
 }
 
-/// The output of a reduction in progress, in the compute type (the output itself, or a float
-/// copy for the 16-bit floats).
-template <class T>
-struct Accumulator {
-  using C = compute_t<T>;
-  std::vector<C> scratch;
-  C* acc = nullptr;
-
-  Accumulator(T* out, std::int64_t size) {
-    if constexpr (std::is_same_v<C, T>) {
-      acc = out;
-    } else {
-      scratch.resize(static_cast<std::size_t>(size));
-      acc = scratch.data();
-    }
-  }
-};
-
 /// The reduction of the outer blocks [first, first + count) of dims[0] (all of it when
 /// outer_rank is 0), columns [c0, c1) of the last block when it is kept, into acc. `acc` holds
 /// start values on entry for what this call touches.
@@ -284,28 +267,48 @@ std::size_t row_split(const Parallel& par, const ReducePlan& plan, std::int64_t 
 
 }  // namespace reduce_detail
 
-/// The most memory reduce() allocates besides its output on an input of `input_size` elements
-/// and an output of `output_size` on `threads` threads: a float copy of the output for 16-bit
-/// floats, a partial result per block of a reduction to one value, and an output-sized partial
-/// result per thread but one when a maximum or minimum splits rows between threads.
+/// The scratch memory of a reduction: a float copy of the output for 16-bit floats (the
+/// accumulator), a partial result per block of a reduction to one value, and an output-sized
+/// partial result per thread but one when rows are split between threads. Every piece is
+/// taken whichever way the reduction goes, so that the op's declared size is what the kernel
+/// takes.
+template <class C>
+struct ReduceScratch {
+  std::span<C> copy, blocks, partials;
+};
+
+/// Takes a reduction's scratch for an input of `input_size` elements and an output of
+/// `output_size` on `threads` threads: what reduce() uses and, on a counting Scratch, what the
+/// op declares (reduce_scratch()).
+template <class T>
+ReduceScratch<compute_t<T>> take_reduce_scratch(const Scratch& scratch, std::size_t input_size,
+                                                std::size_t output_size, unsigned threads,
+                                                std::int64_t grain) {
+  using C = compute_t<T>;
+  ReduceScratch<C> s;
+  s.copy = scratch.take<C>(std::is_same_v<C, T> ? 0 : output_size);
+  s.blocks = scratch.take<C>(static_cast<std::size_t>(reduce_detail::block_count(
+      static_cast<std::int64_t>(std::min<std::size_t>(input_size, INT64_MAX)), grain)));
+  s.partials = scratch.take<C>(saturating_mul(std::max(threads, 1u) - 1, output_size));
+  return s;
+}
+
+/// The bytes of scratch reduce() takes.
 template <class T>
 std::size_t reduce_scratch(std::size_t input_size, std::size_t output_size, unsigned threads,
                            std::int64_t grain = reduce_detail::kGrain) {
-  using C = compute_t<T>;
-  const std::size_t copy = std::is_same_v<C, T> ? 0 : saturating_mul(output_size, sizeof(C));
-  const auto blocks = static_cast<std::size_t>(reduce_detail::block_count(
-      static_cast<std::int64_t>(std::min<std::size_t>(input_size, INT64_MAX)), grain));
-  const std::size_t partials =
-      saturating_mul(saturating_mul(std::max(threads, 1u) - 1, output_size), sizeof(C));
-  return saturating_add(saturating_add(copy, saturating_mul(blocks, sizeof(C))), partials);
+  const Scratch counting = Scratch::counting();
+  (void)take_reduce_scratch<T>(counting, input_size, output_size, threads, grain);
+  return counting.bytes();
 }
 
 /// Writes plan.output_size results of reduction K (ReduceMaxKind, ReduceSumKind...) to `out`
 /// (the kept axes in order; keep_dims does not change the layout), using the threads of `par`
-/// for work of `grain` input elements a thread or more (tests lower it to split small inputs).
+/// for work of `grain` input elements a thread or more (tests lower it to split small inputs),
+/// and reduce_scratch() bytes of `scratch`.
 template <class K, class T>
 void reduce(const Parallel& par, const T* in, const ReducePlan& plan, T* out,
-            std::int64_t grain = reduce_detail::kGrain) {
+            std::int64_t grain = reduce_detail::kGrain, const Scratch& scratch = Scratch()) {
   using C = compute_t<T>;
   namespace detail = reduce_detail;
   if (plan.output_size == 0) return;
@@ -328,8 +331,14 @@ void reduce(const Parallel& par, const T* in, const ReducePlan& plan, T* out,
     }
     return;
   }
-  detail::Accumulator<T> a(out, plan.output_size);
-  C* acc = a.acc;
+  const ReduceScratch<C> buffers =
+      take_reduce_scratch<T>(scratch, static_cast<std::size_t>(plan.input_size),
+                             static_cast<std::size_t>(plan.output_size), par.threads(), grain);
+  C* acc = nullptr;
+  if constexpr (std::is_same_v<C, T>)
+    acc = out;
+  else
+    acc = buffers.copy.data();
   const bool last_reduced = plan.reduced.back();
   const std::int64_t n = plan.dims.back();
   const auto grain_of = [&](std::int64_t units) {
@@ -355,10 +364,10 @@ void reduce(const Parallel& par, const T* in, const ReducePlan& plan, T* out,
     // instead of pieces of every row (a column split), which the memory system serves faster:
     // [4096,16384] over axis 0 at two threads, 6.6 ms against 7.3.
     const std::int64_t rows = plan.dims[0];
-    std::vector<C> partial((ranges - 1) * static_cast<std::size_t>(n));
+    C* const partial = buffers.partials.data();
     par.for_range(static_cast<std::size_t>(rows), detail::row_grain(plan, grain),
                   [&](std::size_t b, std::size_t e, std::size_t c) {
-                    C* part = c == 0 ? acc : partial.data() + (c - 1) * static_cast<std::size_t>(n);
+                    C* part = c == 0 ? acc : partial + (c - 1) * static_cast<std::size_t>(n);
                     std::fill_n(part, n, K::template start<C>());
                     K::fold(part, in + static_cast<std::int64_t>(b) * n,
                             static_cast<std::int64_t>(e - b), n, n);
@@ -366,7 +375,7 @@ void reduce(const Parallel& par, const T* in, const ReducePlan& plan, T* out,
     for (std::size_t c = 1; c < ranges; ++c) {
       // One more row each, in thread order: ties keep the earlier rows' value, as one thread
       // folding every row would.
-      K::fold(acc, partial.data() + (c - 1) * static_cast<std::size_t>(n), 1, n, n);
+      K::fold(acc, partial + (c - 1) * static_cast<std::size_t>(n), 1, n, n);
     }
   } else if (!last_reduced) {
     // The last block is kept: each thread owns a range of its columns.
@@ -381,7 +390,7 @@ void reduce(const Parallel& par, const T* in, const ReducePlan& plan, T* out,
     // Everything into one value: fixed blocks scanned by whichever thread, their partial
     // results then combined in block order.
     const std::int64_t blocks = detail::block_count(n, grain);
-    std::vector<C> parts(static_cast<std::size_t>(blocks));
+    const std::span<C> parts = buffers.blocks.first(static_cast<std::size_t>(blocks));
     const auto block_begin = [&](std::int64_t b) {
       return n / blocks * b + std::min(b, n % blocks);
     };

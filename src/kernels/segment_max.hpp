@@ -16,11 +16,12 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <type_traits>
-#include <vector>
 
 #include "core/buffer.hpp"
 #include "core/parallel.hpp"
+#include "irlite/scratch.hpp"
 #include "kernels/element.hpp"
 #include "kernels/segments.hpp"
 #include "kernels/simd.hpp"
@@ -226,11 +227,27 @@ inline constexpr std::size_t kGrainElements = std::size_t{1} << 16;
 
 }  // namespace segment_max_fast
 
-/// The most memory segment_max() allocates besides its output on `threads` threads: the
-/// borders of the threads' shares and a problem slot per thread.
+/// segment_max()'s scratch for `parts` shares of the rows: their borders, the segment each
+/// starts at, and a problem slot each.
+struct SegmentMaxScratch {
+  std::span<std::size_t> border, segment;
+  std::span<std::optional<SegmentIdProblem>> problems;
+};
+
+inline SegmentMaxScratch take_segment_max_scratch(const Scratch& scratch, std::size_t parts) {
+  SegmentMaxScratch s;
+  s.border = scratch.take<std::size_t>(parts + 1);
+  s.segment = scratch.take<std::size_t>(parts + 1);
+  s.problems = scratch.take<std::optional<SegmentIdProblem>>(parts);
+  return s;
+}
+
+/// The scratch segment_max() takes on `threads` threads (it splits the rows in as many shares
+/// at most).
 inline std::size_t segment_max_scratch(unsigned threads) {
-  return (std::size_t{threads} + 1) * 2 * sizeof(std::size_t) +
-         std::size_t{threads} * sizeof(std::optional<SegmentIdProblem>);
+  const Scratch counting = Scratch::counting();
+  (void)take_segment_max_scratch(counting, threads);
+  return counting.bytes();
 }
 
 /// out[s, :] = max of data[i, :] over the rows i with ids[i] == s, for s < num_segments; rows
@@ -241,8 +258,8 @@ inline std::size_t segment_max_scratch(unsigned threads) {
 template <class T, class I>
 [[nodiscard]] std::optional<SegmentIdProblem> segment_max(
     const Parallel& par, const T* data, const I* ids, std::size_t rows, std::size_t row_size,
-    std::size_t num_segments, T fill, T* out,
-    std::size_t grain = segment_max_fast::kGrainElements) {
+    std::size_t num_segments, T fill, T* out, std::size_t grain = segment_max_fast::kGrainElements,
+    const Scratch& scratch = Scratch()) {
   namespace fast = segment_max_fast;
   if (row_size == 0) return check_sorted_segment_ids(ids, rows);
   const std::size_t grain_rows = std::max<std::size_t>(1, grain / row_size);
@@ -250,8 +267,10 @@ template <class T, class I>
   // Borders: an even split moved forward to where the id changes; the segment a border's row
   // starts is where the thread before it stops. Unsorted or negative ids can make the borders
   // disagree; one thread then checks everything and reports the first bad id.
-  std::vector<std::size_t> border(parts + 1, rows);
-  std::vector<std::size_t> segment(parts + 1, num_segments);
+  const SegmentMaxScratch pieces = take_segment_max_scratch(scratch, parts);
+  const std::span<std::size_t> border = pieces.border, segment = pieces.segment;
+  std::fill(border.begin(), border.end(), rows);
+  std::fill(segment.begin(), segment.end(), num_segments);
   border[0] = 0;
   segment[0] = 0;
   bool even = true;
@@ -270,7 +289,7 @@ template <class T, class I>
   if (!even) {
     if (auto problem = check_sorted_segment_ids(ids, rows)) return problem;
   }
-  std::vector<std::optional<SegmentIdProblem>> problems(parts);
+  const std::span<std::optional<SegmentIdProblem>> problems = pieces.problems;
   const auto work = [&](std::size_t c) {
     if constexpr (simd::has_vec<T> && simd::has_vec<I> && sizeof(I) >= 4) {
       if (row_size == 1) {

@@ -18,11 +18,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <type_traits>
-#include <vector>
 
 #include "core/buffer.hpp"
 #include "core/parallel.hpp"
+#include "irlite/scratch.hpp"
 #include "kernels/element.hpp"
 #include "kernels/simd.hpp"
 
@@ -190,30 +191,54 @@ void softmax_columns(const C* x, C* y, std::int64_t len, std::int64_t w, std::in
 }  // namespace softmax_detail
 
 /// The memory softmax() allocates on `threads` threads.
+/// The kernel's scratch, per chunk of its split: the running maxima and sums of a block of
+/// columns, and a 16-bit type's slice (or block) copied into float.
+template <class C>
+struct SoftmaxScratch {
+  std::span<C> max, sum, copy;
+  std::size_t columns = 0;  ///< max and sum elements per chunk
+  std::size_t copied = 0;   ///< copy elements per chunk
+};
+
+/// Takes the kernel's scratch for `threads` chunks: what softmax() uses and, on a counting
+/// Scratch, what the op declares.
 template <class T>
-std::size_t softmax_scratch(std::int64_t len, std::int64_t inner, unsigned threads) {
+SoftmaxScratch<compute_t<T>> take_softmax_scratch(const Scratch& scratch, std::int64_t len,
+                                                  std::int64_t inner, unsigned threads) {
   using C = compute_t<T>;
   namespace d = softmax_detail;
-  const auto cols = static_cast<std::size_t>(inner == 1 ? 1 : std::min(inner, d::kColumns));
-  std::size_t per_thread = saturating_mul(2 * cols, sizeof(C));
+  SoftmaxScratch<C> s;
+  const auto cols = static_cast<std::size_t>(std::min(inner, d::kColumns));
+  s.columns = inner == 1 ? 0 : cols;
   if constexpr (!std::is_same_v<C, T>)
-    per_thread =
-        saturating_add(per_thread, saturating_mul(static_cast<std::size_t>(len) * cols, sizeof(C)));
-  return saturating_mul(per_thread, threads);
+    s.copied = saturating_mul(static_cast<std::size_t>(len), inner == 1 ? 1 : cols);
+  s.max = scratch.take<C>(saturating_mul(s.columns, threads));
+  s.sum = scratch.take<C>(saturating_mul(s.columns, threads));
+  s.copy = scratch.take<C>(saturating_mul(s.copied, threads));
+  return s;
+}
+
+/// The bytes softmax() takes from its Scratch.
+template <class T>
+std::size_t softmax_scratch(std::int64_t len, std::int64_t inner, unsigned threads) {
+  const Scratch counting = Scratch::counting();
+  (void)take_softmax_scratch<T>(counting, len, inner, threads);
+  return counting.bytes();
 }
 
 /// Softmax of a tensor viewed as [outer, len, inner] along its middle axis.
 template <class T>
-void softmax(const Parallel& par, const T* in, T* out, std::int64_t outer, std::int64_t len,
-             std::int64_t inner) {
+void softmax(const Parallel& par, const Scratch& scratch, const T* in, T* out, std::int64_t outer,
+             std::int64_t len, std::int64_t inner) {
   using C = compute_t<T>;
   namespace d = softmax_detail;
   if (outer == 0 || len == 0 || inner == 0) return;
+  const SoftmaxScratch<C> buffers = take_softmax_scratch<T>(scratch, len, inner, par.threads());
   if (inner == 1) {
     par.for_range(static_cast<std::size_t>(outer),
                   static_cast<std::size_t>(std::max<std::int64_t>(1, d::kGrain / len)),
-                  [&](std::size_t b, std::size_t e, std::size_t) {
-                    std::vector<C> copy(std::is_same_v<C, T> ? 0 : static_cast<std::size_t>(len));
+                  [&](std::size_t b, std::size_t e, std::size_t chunk) {
+                    C* copy = buffers.copy.data() + chunk * buffers.copied;
                     for (std::size_t r = b; r < e; ++r) {
                       const T* x = in + static_cast<std::int64_t>(r) * len;
                       T* y = out + static_cast<std::int64_t>(r) * len;
@@ -221,7 +246,7 @@ void softmax(const Parallel& par, const T* in, T* out, std::int64_t outer, std::
                         d::softmax_row(x, y, len);
                       } else {
                         for (std::int64_t i = 0; i < len; ++i) copy[i] = static_cast<C>(x[i]);
-                        d::softmax_row(copy.data(), copy.data(), len);
+                        d::softmax_row(copy, copy, len);
                         for (std::int64_t i = 0; i < len; ++i) y[i] = T(copy[i]);
                       }
                     }
@@ -230,31 +255,32 @@ void softmax(const Parallel& par, const T* in, T* out, std::int64_t outer, std::
   }
   const std::int64_t blocks = (inner + d::kColumns - 1) / d::kColumns;
   const std::int64_t cols = std::min(inner, d::kColumns);
-  par.for_range(
-      static_cast<std::size_t>(outer * blocks),
-      static_cast<std::size_t>(std::max<std::int64_t>(1, d::kGrain / (len * cols))),
-      [&](std::size_t b, std::size_t e, std::size_t) {
-        std::vector<C> m(static_cast<std::size_t>(cols)), s(static_cast<std::size_t>(cols));
-        std::vector<C> copy(std::is_same_v<C, T> ? 0 : static_cast<std::size_t>(len * cols));
-        for (std::size_t t = b; t < e; ++t) {
-          const std::int64_t o = static_cast<std::int64_t>(t) / blocks;
-          const std::int64_t c0 = static_cast<std::int64_t>(t) % blocks * d::kColumns;
-          const std::int64_t w = std::min(d::kColumns, inner - c0);
-          const T* x = in + o * len * inner + c0;
-          T* y = out + o * len * inner + c0;
-          if constexpr (std::is_same_v<C, T>) {
-            d::softmax_columns(x, y, len, w, inner, m.data(), s.data());
-          } else {
-            for (std::int64_t i = 0; i < len; ++i)
-              for (std::int64_t j = 0; j < w; ++j)
-                copy[static_cast<std::size_t>(i * w + j)] = static_cast<C>(x[i * inner + j]);
-            d::softmax_columns(copy.data(), copy.data(), len, w, w, m.data(), s.data());
-            for (std::int64_t i = 0; i < len; ++i)
-              for (std::int64_t j = 0; j < w; ++j)
-                y[i * inner + j] = T(copy[static_cast<std::size_t>(i * w + j)]);
-          }
-        }
-      });
+  par.for_range(static_cast<std::size_t>(outer * blocks),
+                static_cast<std::size_t>(std::max<std::int64_t>(1, d::kGrain / (len * cols))),
+                [&](std::size_t b, std::size_t e, std::size_t chunk) {
+                  C* m = buffers.max.data() + chunk * buffers.columns;
+                  C* s = buffers.sum.data() + chunk * buffers.columns;
+                  C* copy = buffers.copy.data() + chunk * buffers.copied;
+                  for (std::size_t t = b; t < e; ++t) {
+                    const std::int64_t o = static_cast<std::int64_t>(t) / blocks;
+                    const std::int64_t c0 = static_cast<std::int64_t>(t) % blocks * d::kColumns;
+                    const std::int64_t w = std::min(d::kColumns, inner - c0);
+                    const T* x = in + o * len * inner + c0;
+                    T* y = out + o * len * inner + c0;
+                    if constexpr (std::is_same_v<C, T>) {
+                      d::softmax_columns(x, y, len, w, inner, m, s);
+                    } else {
+                      for (std::int64_t i = 0; i < len; ++i)
+                        for (std::int64_t j = 0; j < w; ++j)
+                          copy[static_cast<std::size_t>(i * w + j)] =
+                              static_cast<C>(x[i * inner + j]);
+                      d::softmax_columns(copy, copy, len, w, w, m, s);
+                      for (std::int64_t i = 0; i < len; ++i)
+                        for (std::int64_t j = 0; j < w; ++j)
+                          y[i * inner + j] = T(copy[static_cast<std::size_t>(i * w + j)]);
+                    }
+                  }
+                });
 }
 
 }  // namespace irlite

@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "core/parallel.hpp"
+#include "irlite/scratch.hpp"
 #include "kernels/topk_mode.hpp"
 
 namespace irlite {
@@ -34,10 +35,10 @@ namespace irlite {
 template <class T, class TIndex>
 void topk(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_t n,
           std::int64_t inner, std::int64_t k, TopKMode mode, TopKSort sort, T* values,
-          TIndex* indices);
+          TIndex* indices, const Scratch& scratch = Scratch());
 
-/// The most memory topk() allocates besides its outputs for these extents on `threads`
-/// threads: the filters' heaps, or the radix selection's keys and entries per thread. 0 for
+/// The scratch topk() takes for these extents on `threads` threads: the filters' heaps, or
+/// the radix selection's keys and entries per thread. 0 for
 /// empty outputs and for a k outside [0, n], which topk() is never given; SIZE_MAX when the
 /// count does not fit in a size_t.
 template <class T>
@@ -52,7 +53,7 @@ namespace topk_detail {
 template <class T, class TIndex>
 void topk_unpacked(const Parallel& parallel, const T* in, std::int64_t outer, std::int64_t n,
                    std::int64_t inner, std::int64_t k, TopKMode mode, TopKSort sort, T* values,
-                   TIndex* indices);
+                   TIndex* indices, const Scratch& scratch = Scratch());
 
 }  // namespace topk_detail
 

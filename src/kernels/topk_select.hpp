@@ -7,9 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <type_traits>
-#include <vector>
 
+#include "irlite/scratch.hpp"
 #include "kernels/simd.hpp"
 #include "kernels/topk_keys.hpp"
 
@@ -139,24 +140,24 @@ IRLITE_MULTIVERSION void compute_keys(const T* x, std::int64_t n, Key<T> flip, K
 inline constexpr std::int64_t kRadixMin = 256;
 inline constexpr std::int64_t kRadixMax = std::numeric_limits<std::uint32_t>::max();
 
-/// Scratch for selecting from slices of up to n keys.
+/// Scratch for selecting from slices of up to n keys, taken from `scratch`.
 template <class E>
 struct SelectScratch {
-  explicit SelectScratch(std::int64_t n)
-      : keys(static_cast<std::size_t>(n)),
-        at(static_cast<std::size_t>(n) + 1),
-        out(static_cast<std::size_t>(n) + 1),
-        tmp(static_cast<std::size_t>(n) + 1) {}
-  std::vector<typename E::K> keys;
-  std::vector<std::uint32_t> at;
-  std::vector<typename E::Entry> out, tmp;
+  SelectScratch(std::int64_t n, const Scratch& scratch)
+      : keys(scratch.take<typename E::K>(static_cast<std::size_t>(n))),
+        at(scratch.take<std::uint32_t>(static_cast<std::size_t>(n) + 1)),
+        out(scratch.take<typename E::Entry>(static_cast<std::size_t>(n) + 1)),
+        tmp(scratch.take<typename E::Entry>(static_cast<std::size_t>(n) + 1)) {}
+  std::span<typename E::K> keys;
+  std::span<std::uint32_t> at;
+  std::span<typename E::Entry> out, tmp;
 };
 
 /// The k best (0 < k <= n) of keys[0, n) (keys of `Bits` significant bits) in output order; the
 /// result lives in s.out or s.tmp.
 template <class E, int Bits>
 const typename E::Entry* select_keys(const typename E::K* keys, std::int64_t n, std::int64_t k,
-                                     bool by_index, SelectScratch<E>& s) {
+                                     bool by_index, const SelectScratch<E>& s) {
   typename E::Entry* out = s.out.data();
   if (n < kRadixMin || n > kRadixMax) {
     for (std::int64_t j = 0; j < n; ++j) out[j] = E::make(keys[j], j);

@@ -75,12 +75,23 @@ class CustomOpAdapter final : public Op {
     return op_->shape_needs_value(index);
   }
 
+  // The adapter's own piece (where the outputs were) comes first, the caller's op's after it.
+  std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor> outputs,
+                            unsigned) const override {
+    const Scratch counting = Scratch::counting();
+    (void)counting.take<const void*>(outputs.size());
+    (void)counting.rest();
+    const std::size_t theirs =
+        guarded(ErrorCode::value, [&] { return op_->scratch_bytes(inputs, outputs); });
+    return theirs > SIZE_MAX - counting.bytes() ? SIZE_MAX : counting.bytes() + theirs;
+  }
+
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
-               const ExecContext&) const override {
-    std::vector<const void*> buffers;
-    buffers.reserve(outputs.size());
-    for (const Tensor& out : outputs) buffers.push_back(out.data());
-    guarded(ErrorCode::value, [&] { op_->execute(inputs, outputs); });
+               const ExecContext& context) const override {
+    const std::span<const void*> buffers = context.scratch.take<const void*>(outputs.size());
+    for (std::size_t i = 0; i < outputs.size(); ++i) buffers[i] = outputs[i].data();
+    const Scratch theirs = context.scratch.rest();
+    guarded(ErrorCode::value, [&] { op_->execute(inputs, outputs, theirs); });
     // The executor owns the outputs' buffers and reads what was written into them.
     for (std::size_t i = 0; i < outputs.size(); ++i)
       if (outputs[i].data() != buffers[i])

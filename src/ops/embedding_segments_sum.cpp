@@ -185,7 +185,8 @@ class EmbeddingSegmentsSumOp final : public Op {
         problem = embedding_segments_sum(context.parallel, table.data<T>(), num_emb, row,
                                          indices.data<I>(), ids.data<I>(), indices.size(),
                                          num_segments, def ? def->data<I>() : nullptr,
-                                         weights ? weights->data<T>() : nullptr, out.data<T>());
+                                         weights ? weights->data<T>() : nullptr, out.data<T>(),
+                                         embedding_fast::kGrain, context.scratch);
       });
     });
     if (problem) index_error(*problem);

@@ -186,7 +186,8 @@ class ReduceOp final : public Op {
         using K = typename decltype(kind_tag)::type;
         // The logical reductions run on booleans only, stored as u8.
         if constexpr (!kLogicalKind<K> || std::is_same_v<T, std::uint8_t>)
-          reduce<K>(context.parallel, data.data<T>(), plan, out.data<T>());
+          reduce<K>(context.parallel, data.data<T>(), plan, out.data<T>(), reduce_detail::kGrain,
+                    context.scratch);
       });
     });
     if (!known) no_kernel(0, data.element_type());

@@ -121,8 +121,9 @@ class SegmentMaxOp final : public Op {
       const T fill = fill_ == FillMode::zero ? T{} : lowest_value<T>();
       dispatch_index(ids.element_type(), [&](auto index_tag) {
         using I = typename decltype(index_tag)::type;
-        problem = segment_max(context.parallel, data.data<T>(), ids.data<I>(), rows, row,
-                              num_segments, fill, out.data<T>());
+        problem =
+            segment_max(context.parallel, data.data<T>(), ids.data<I>(), rows, row, num_segments,
+                        fill, out.data<T>(), segment_max_fast::kGrainElements, context.scratch);
       });
     });
     if (problem) segment_id_error(*problem);

@@ -52,7 +52,8 @@ class SoftmaxOp final : public Op {
     const Layout l = layout(data.shape());
     if (!dispatch_float(data.element_type(), [&](auto tag) {
           using T = typename decltype(tag)::type;
-          softmax(context.parallel, data.data<T>(), outputs[0].data<T>(), l.outer, l.len, l.inner);
+          softmax(context.parallel, context.scratch, data.data<T>(), outputs[0].data<T>(), l.outer,
+                  l.len, l.inner);
         }))
       no_kernel(0, data.element_type());
   }

@@ -152,15 +152,6 @@ class StridedSliceOp final : public Op {
 
   bool shape_needs_value(std::size_t index, std::size_t) const override { return index > 0; }
 
-  std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor>,
-                            unsigned threads) const override {
-    // The plan (a few words per axis and entry) and each chunk's coordinates.
-    const std::size_t axes = inputs[0].rank() + 1;
-    const std::size_t entries = inputs[1].size() + 1;
-    return (axes * sizeof(StridedAxis) + entries * 4 * sizeof(std::int64_t)) * 2 +
-           (axes * sizeof(std::int64_t) + 64) * (static_cast<std::size_t>(threads) + 2);
-  }
-
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
     const Tensor& data = inputs[0];

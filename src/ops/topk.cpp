@@ -143,7 +143,7 @@ class TopKOp final : public Op {
           value_error(0, fmt::format("dimension {} of axis {} is too long for {} indices", n, axis,
                                      to_string(index_type_)));
         topk(context.parallel, data.data<T>(), outer, n, inner, k, mode_, sort_,
-             outputs[0].data<T>(), outputs[1].data<TIndex>());
+             outputs[0].data<T>(), outputs[1].data<TIndex>(), context.scratch);
       });
     });
     if (!data_ok) no_kernel(0, data.element_type());

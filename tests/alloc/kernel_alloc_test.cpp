@@ -1,0 +1,322 @@
+// Kernels take their scratch from the Session's arena, never from the heap: this program replaces
+// the global operator new with one that counts the allocations (and their bytes) made while a
+// counter is armed, armed around Op::execute alone, and runs ops with a Scratch of exactly the
+// bytes their scratch_bytes() declares. An op may keep its plan (a few words per axis) in
+// ordinary containers, so the check is that execute() allocates the same few bytes on a large
+// input as on a small one of the same rank: nothing that grows with the data. It is a program of
+// its own so that the replacement does not touch the main suite.
+
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "api/model_impl.hpp"
+#include "core/buffer.hpp"
+#include "core/parallel.hpp"
+#include "graph/op.hpp"
+#include "irlite/irlite.hpp"
+#include "kernels/element.hpp"
+#include "op_tester.hpp"
+
+namespace {
+
+std::atomic<bool> armed{false};
+std::atomic<std::size_t> allocations{0};
+std::atomic<std::size_t> allocated_bytes{0};
+
+void* counted(std::size_t bytes, std::size_t align) {
+  if (armed.load(std::memory_order_relaxed)) {
+    allocations.fetch_add(1, std::memory_order_relaxed);
+    allocated_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  if (bytes == 0) bytes = 1;
+  void* p = align <= alignof(std::max_align_t)
+                ? std::malloc(bytes)
+                : std::aligned_alloc(align, (bytes + align - 1) / align * align);
+  return p;
+}
+
+}  // namespace
+
+void* operator new(std::size_t bytes) {
+  if (void* p = counted(bytes, 0)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t bytes, std::align_val_t align) {
+  if (void* p = counted(bytes, static_cast<std::size_t>(align))) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  return counted(bytes, 0);
+}
+void* operator new(std::size_t bytes, std::align_val_t align, const std::nothrow_t&) noexcept {
+  return counted(bytes, static_cast<std::size_t>(align));
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+
+using namespace irlite;
+using irlite::testing::OpTester;
+
+namespace {
+
+/// What execute() allocated from the heap.
+struct Allocated {
+  std::size_t count = 0;
+  std::size_t bytes = 0;
+};
+
+/// Runs the tester's op on `inputs` (its Parameters, in port order) with `threads` threads and a
+/// Scratch of exactly its declared bytes; returns what execute() allocated from the heap.
+Allocated allocated_in_execute(OpTester& tester, const std::vector<Tensor>& inputs,
+                               unsigned threads, const LoadOptions& options = {}) {
+  const Model model = tester.load(options);
+  const detail::ModelImpl& impl = detail::ModelAccess::impl(model);
+  const Node* node = nullptr;
+  for (const Node& n : impl.graph.nodes)
+    if (n.kind() == OpKind::compute) node = &n;
+  REQUIRE(node != nullptr);
+  std::vector<ValueInfo> infos;
+  for (const Tensor& t : inputs)
+    infos.push_back({t.element_type(), PartialShape::from_shape(t.shape()), &t});
+  std::vector<Tensor> outputs;
+  for (const OutputInfo& o : node->op->infer(infos, Phase::run))
+    outputs.push_back(uninitialized_tensor(o.type, o.shape.to_shape()));
+  ThreadPool pool(threads);
+  const Parallel parallel(&pool);
+  const std::size_t declared = node->op->scratch_bytes(inputs, outputs, parallel.threads());
+  const std::shared_ptr<void> arena = allocate_buffer(declared);
+  const ExecContext context{parallel, Scratch(arena.get(), declared)};
+  allocations = 0;
+  allocated_bytes = 0;
+  armed = true;
+  node->op->execute(inputs, outputs, context);
+  armed = false;
+  // Taking more than declared throws; what was taken is at most the slice.
+  CHECK(context.scratch.bytes() <= declared);
+  return {allocations.load(), allocated_bytes.load()};
+}
+
+/// The most an op's plan may take from the heap.
+constexpr std::size_t kPlanBytes = 4096;
+
+/// The op allocates no more than a plan's few words, on `small` inputs and on `large` ones
+/// (of the same ranks, with 30000 elements or more, so that any buffer sized by the data would
+/// be several times the bound), at 1 and 3 threads. A plan may be per thread: a split over more
+/// threads on the large inputs may take a few words more.
+void check_no_data_sized_allocation(OpTester& tester, const std::vector<Tensor>& small,
+                                    const std::vector<Tensor>& large) {
+  for (const unsigned threads : {1u, 3u}) {
+    CAPTURE(threads);
+    const Allocated a = allocated_in_execute(tester, small, threads);
+    const Allocated b = allocated_in_execute(tester, large, threads);
+    CHECK(a.bytes <= kPlanBytes);
+    CHECK(b.bytes <= kPlanBytes);
+  }
+}
+
+/// A tensor of `shape` whose elements are `value(i)` converted to `type`.
+template <class F>
+Tensor filled(ElementType type, const Shape& shape, F value) {
+  Tensor t = uninitialized_tensor(type, shape);
+  dispatch_numeric(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.data<T>();
+    for (std::size_t i = 0; i < t.size(); ++i) p[i] = static_cast<T>(value(i));
+  });
+  return t;
+}
+
+/// A shape of `rank` dynamic dims.
+PartialShape any_shape(std::size_t rank) {
+  return PartialShape(std::vector<Dimension>(rank, Dimension::dynamic()));
+}
+
+Tensor scalar_i64(std::int64_t v) {
+  return filled(ElementType::i64, {}, [&](std::size_t) { return v; });
+}
+
+}  // namespace
+
+TEST_CASE("the counter sees an allocation made while armed") {
+  allocations = 0;
+  armed = true;
+  auto p = std::make_unique<int>(1);
+  armed = false;
+  CHECK(allocations.load() == 1);
+}
+
+TEST_CASE("Softmax takes its scratch from the arena: rows and columns, float and half") {
+  for (const ElementType type : {ElementType::f32, ElementType::f16, ElementType::f64})
+    for (const std::int64_t axis : {1, 0})
+      for (const unsigned threads : {1u, 3u}) {
+        CAPTURE(to_string(type));
+        CAPTURE(axis);
+        CAPTURE(threads);
+        OpTester t("Softmax", "opset8");
+        t.attr("axis", axis).input_parameter("x", type, PartialShape::from_shape({64, 40}));
+        Tensor x = uninitialized_tensor(type, {64, 40});
+        std::memset(x.data(), 0, x.byte_size());
+        CHECK(allocated_in_execute(t, {x}, threads).count == 0);
+      }
+}
+
+namespace {
+
+/// Doubles its input through a scratch copy: a custom op with a scratch of its own.
+class Doubling final : public CustomOp {
+ public:
+  std::vector<CustomOutput> infer(std::span<const CustomInput> inputs) const override {
+    return {{inputs[0].element_type, inputs[0].shape}};
+  }
+  std::size_t scratch_bytes(std::span<const Tensor> inputs,
+                            std::span<const Tensor>) const override {
+    const Scratch counting = Scratch::counting();
+    (void)counting.take<float>(inputs[0].size());
+    return counting.bytes();
+  }
+  void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+               const Scratch& scratch) const override {
+    const std::span<float> copy = scratch.take<float>(inputs[0].size());
+    for (std::size_t i = 0; i < copy.size(); ++i) copy[i] = inputs[0].data<float>()[i] * 2;
+    std::memcpy(outputs[0].data(), copy.data(), copy.size() * sizeof(float));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a custom op takes its declared scratch from the arena, after its adapter's") {
+  LoadOptions options;
+  options.custom_ops.add(
+      {.type = "Doubling", .opset = "extension", .create = [](const LayerAttributes&) {
+         return std::make_shared<const Doubling>();
+       }});
+  OpTester t("Doubling", "extension");
+  t.input_parameter("x", ElementType::f32, PartialShape::from_shape({100})).outputs(1);
+  Tensor x = uninitialized_tensor(ElementType::f32, {100});
+  for (std::size_t i = 0; i < 100; ++i) x.data<float>()[i] = static_cast<float>(i);
+  CHECK(allocated_in_execute(t, {x}, 1, options).count == 0);
+  // Through a Session, the result is the op's.
+  Session session(t.load(options));
+  const Outputs out = session.run({{"x", x}});
+  CHECK(out[0].second.data<float>()[99] == 198.0f);
+}
+
+TEST_CASE("TopK takes its heaps and keys from the arena, on every strategy") {
+  // k small or large against the slice (the filter or the radix selection), slices along the
+  // last axis or an outer one, one row or many (a row split over threads).
+  struct Case {
+    Shape small, large;
+    std::int64_t axis, k;
+  };
+  const Case cases[] = {
+      {{4, 300}, {4, 30000}, 1, 3},      // rows, filter
+      {{1, 300}, {1, 300000}, 1, 3},     // one long row, split
+      {{4, 300}, {4, 30000}, 1, 200},    // rows, selection
+      {{300, 40}, {30000, 40}, 0, 3},    // columns, filter
+      {{300, 40}, {30000, 40}, 0, 200},  // columns, selection
+  };
+  for (const ElementType type : {ElementType::f32, ElementType::f16, ElementType::i64})
+    for (const Case& c : cases) {
+      CAPTURE(to_string(type));
+      CAPTURE(c.axis);
+      CAPTURE(c.k);
+      CAPTURE(c.large.back());
+      OpTester t("TopK", "opset11");
+      t.attr("axis", c.axis).attr("mode", "max").attr("sort", "value");
+      t.input_parameter("x", type, any_shape(2));
+      t.input_parameter("k", ElementType::i64, PartialShape::from_shape({}));
+      const auto value = [](std::size_t i) { return static_cast<double>((i * 7919) % 1000); };
+      check_no_data_sized_allocation(t, {filled(type, c.small, value), scalar_i64(c.k)},
+                                     {filled(type, c.large, value), scalar_i64(c.k)});
+    }
+}
+
+TEST_CASE("reductions take their partial results and float copies from the arena") {
+  struct Case {
+    const char* op;
+    Shape small, large;
+    std::vector<std::int64_t> axes;
+  };
+  const Case cases[] = {
+      {"ReduceSum", {64, 8}, {64, 8000}, {0}},      // columns kept, rows split
+      {"ReduceMax", {64, 8}, {6400, 8}, {0}},       // rows split over threads
+      {"ReduceMean", {8, 64}, {8000, 64}, {0, 1}},  // everything into one value, in blocks
+      {"ReduceProd", {4, 8, 3}, {4, 800, 3}, {1}},  // a middle axis
+      {"ReduceL2", {64, 8}, {64, 8000}, {1}},       // rows reduced
+  };
+  for (const ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
+    for (const Case& c : cases) {
+      CAPTURE(std::string(c.op));
+      CAPTURE(to_string(type));
+      OpTester t(c.op, std::string(c.op) == "ReduceL2" ? "opset4" : "opset1");
+      t.attr("keep_dims", false);
+      t.input_parameter("x", type, any_shape(c.small.size()));
+      t.input_parameter("axes", ElementType::i64,
+                        PartialShape::from_shape({static_cast<std::int64_t>(c.axes.size())}));
+      const Tensor axes = filled(ElementType::i64, {static_cast<std::int64_t>(c.axes.size())},
+                                 [&](std::size_t i) { return c.axes[i]; });
+      const auto value = [](std::size_t i) { return static_cast<double>(i % 5) * 0.25; };
+      check_no_data_sized_allocation(t, {filled(type, c.small, value), axes},
+                                     {filled(type, c.large, value), axes});
+    }
+}
+
+TEST_CASE("EmbeddingSegmentsSum takes its checks, borders and sums from the arena") {
+  for (const bool sorted : {true, false})
+    for (const ElementType type : {ElementType::f32, ElementType::f16, ElementType::i32}) {
+      CAPTURE(sorted);
+      CAPTURE(to_string(type));
+      OpTester t("EmbeddingSegmentsSum", "opset3");
+      t.input_parameter("table", type, any_shape(2));
+      t.input_parameter("indices", ElementType::i32, any_shape(1));
+      t.input_parameter("segment_ids", ElementType::i32, any_shape(1));
+      t.input_parameter("num_segments", ElementType::i32, PartialShape::from_shape({}));
+      const auto inputs = [&](std::int64_t n) {
+        const std::int64_t segments = n / 4;
+        return std::vector<Tensor>{
+            filled(type, {100, 8}, [](std::size_t i) { return static_cast<double>(i % 7); }),
+            filled(ElementType::i32, {n}, [](std::size_t i) { return (i * 31) % 100; }),
+            filled(ElementType::i32, {n},
+                   [&](std::size_t i) {
+                     return sorted ? i / 4 : (i * 13) % static_cast<std::size_t>(segments);
+                   }),
+            filled(ElementType::i32, {}, [&](std::size_t) { return segments; })};
+      };
+      check_no_data_sized_allocation(t, inputs(400), inputs(40000));
+    }
+}
+
+TEST_CASE("SegmentMax takes its scratch from the arena") {
+  for (const ElementType type : {ElementType::f32, ElementType::f16}) {
+    CAPTURE(to_string(type));
+    OpTester t("SegmentMax", "opset16");
+    t.attr("fill_mode", "lowest");
+    t.input_parameter("data", type, any_shape(2));
+    t.input_parameter("segment_ids", ElementType::i32, any_shape(1));
+    const auto inputs = [&](std::int64_t n) {
+      return std::vector<Tensor>{
+          filled(type, {n, 16}, [](std::size_t i) { return static_cast<double>(i % 9); }),
+          filled(ElementType::i32, {n}, [](std::size_t i) { return i / 3; })};
+    };
+    check_no_data_sized_allocation(t, inputs(300), inputs(30000));
+  }
+}
