@@ -368,10 +368,15 @@ class Run {
 
   /// The kernel, with its scratch space reserved against the budget while it runs.
   void run_kernel(const Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+    const unsigned threads = context_.parallel.threads();
     const std::size_t scratch =
-        node.op->scratch_bytes(inputs, outputs, context_.parallel.threads());
+        node.prepared ? node.op->scratch_bytes_prepared(inputs, outputs, threads, *node.prepared)
+                      : node.op->scratch_bytes(inputs, outputs, threads);
     if (!budget_.reserve(scratch)) throw budget_.exceeded("the kernel's scratch space", scratch);
-    node.op->execute(inputs, outputs, context_);
+    if (node.prepared)
+      node.op->execute_prepared(inputs, outputs, context_, *node.prepared);
+    else
+      node.op->execute(inputs, outputs, context_);
     budget_.release(scratch);
   }
 
