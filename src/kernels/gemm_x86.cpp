@@ -8,7 +8,6 @@
 //
 // AVX-512: 14 x 32, 28 of the 32 vector registers accumulating, two holding B and one the
 // broadcast; per step 28 FMAs against 16 loads, so the two FMA pipes of a core stay busy.
-// (Tiles of 6 x 64 and 8 x 32 measured slower on the [256,1024] x [1024,1024] product.)
 // AVX2: 6 x 16, twelve of the sixteen registers accumulating.
 
 #include "kernels/gemm_kernel.hpp"
