@@ -19,6 +19,7 @@
 #include "graph/op.hpp"
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
+#include "kernels/gemm.hpp"
 #include "op_test_util.hpp"
 #include "op_tester.hpp"
 #include "ops/registry.hpp"
@@ -92,7 +93,10 @@ struct product<T> {
 
 /// The oracle: a plain triple loop per output matrix, summing over k in increasing order from
 /// zero in the compute type (integers in their unsigned type, wrapping), with the batch index
-/// of each operand worked out from its own shape.
+/// of each operand worked out from its own shape. f32, f16 and bf16 go through the float GEMM,
+/// whose steps are fused multiply-adds where the CPU has them (kernels/gemm.hpp): the loop
+/// then takes std::fma, so that the comparison stays exact; f64 and integers multiply, round,
+/// then add.
 template <class T>
 std::vector<T> oracle(const Tensor& a, const Tensor& b, bool ta, bool tb, const Shape& out_shape) {
   using C = typename product<T>::type;
@@ -139,7 +143,10 @@ std::vector<T> oracle(const Tensor& a, const Tensor& b, bool ta, bool tb, const 
               static_cast<C>(static_cast<compute_t<T>>(ta ? ma[q * m + i] : ma[i * k + q]));
           const auto y =
               static_cast<C>(static_cast<compute_t<T>>(tb ? mb[j * k + q] : mb[q * n + j]));
-          acc = static_cast<C>(acc + static_cast<C>(x * y));
+          if constexpr (std::is_same_v<C, float>)
+            acc = gemm_fuses(gemm_isa()) ? std::fma(x, y, acc) : acc + x * y;
+          else
+            acc = static_cast<C>(acc + static_cast<C>(x * y));
         }
         out.push_back(static_cast<T>(acc));
       }
@@ -263,6 +270,56 @@ TEST_CASE("MatMul kernel against a plain triple loop") {
   check_matmul<float>(rng, {300}, {300, 2001}, false, false);
   check_matmul<double>(rng, {2, 2, 150}, {150, 1030}, false, false);
   check_matmul<float>(rng, {2, 7}, {3, 7, 5}, false, false);
+}
+
+TEST_CASE("MatMul packs a Const B when the model loads, with the same bits as B fed") {
+  std::mt19937 rng(12);
+  const auto check = [&](auto tag, const Shape& as, const Shape& bs, bool ta, bool tb) {
+    using T = typename decltype(tag)::type;
+    CAPTURE(to_string(type_of<T>()));
+    CAPTURE(to_string(bs));
+    const Tensor a = random_tensor<T>(rng, as);
+    const Tensor b = random_tensor<T>(rng, bs);
+    auto op = matmul(ta, tb);
+    const std::vector<Tensor> inputs{a, b};
+    const std::vector<OutputInfo> outs = infer_at_run_time(*op, inputs, 1);
+    // The op's hook: data for a Const B of a float type, nothing for a B fed at run time.
+    CHECK_FALSE(op->prepare(std::vector<ValueInfo>{info(a.element_type(), "[?,?]"),
+                                                   info(b.element_type(), "[?,?]")}));
+    const std::shared_ptr<const PreparedData> prepared =
+        op->prepare(std::vector<ValueInfo>{info(a.element_type(), "[?,?]"), info(b)});
+    REQUIRE(prepared);
+    std::vector<Tensor> out{Tensor(outs[0].type, outs[0].shape.to_shape())};
+    op->execute_prepared(inputs, out, ExecContext{}, *prepared);
+    const std::vector<T> want = oracle<T>(a, b, ta, tb, out[0].shape());
+    CHECK(std::memcmp(out[0].data(), want.data(), out[0].byte_size()) == 0);
+    for (ThreadPool* pool : test_pools()) {
+      op->execute_prepared(inputs, out, ExecContext{Parallel(pool)}, *prepared);
+      CHECK(std::memcmp(out[0].data(), want.data(), out[0].byte_size()) == 0);
+    }
+    // The packing is not the run's any more.
+    CHECK(op->scratch_bytes_prepared(inputs, out, 1, *prepared) <
+          op->scratch_bytes(inputs, out, 1));
+    // Through a loaded model, the Const prepared by the loader.
+    using irlite::testing::OpTester;
+    OpTester t("MatMul", "opset1");
+    t.attr("transpose_a", ta);
+    t.attr("transpose_b", tb);
+    t.input_parameter("a", a);
+    t.input_const("b", b);
+    const Tensor got = t.run()[0];
+    REQUIRE(got.byte_size() == out[0].byte_size());
+    CHECK(std::memcmp(got.data(), want.data(), got.byte_size()) == 0);
+  };
+  check(type_tag<float>{}, {37, 70}, {70, 45}, false, false);
+  check(type_tag<float>{}, {70, 37}, {45, 70}, true, true);
+  check(type_tag<float>{}, {2, 3, 300}, {2, 300, 50}, false, false);
+  check(type_tag<float>{}, {3, 300}, {300}, false, false);
+  check(type_tag<float16>{}, {19, 33}, {33, 40}, false, false);
+  check(type_tag<bfloat16>{}, {19, 33}, {40, 33}, false, true);
+  // Integers keep their own kernel: nothing to prepare.
+  const Tensor ib = random_tensor<std::int32_t>(rng, {4, 5});
+  CHECK_FALSE(matmul()->prepare(std::vector<ValueInfo>{info(ElementType::i32, "[?,4]"), info(ib)}));
 }
 
 TEST_CASE("MatMul end to end, with a run-time batch mismatch") {

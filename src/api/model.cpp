@@ -151,7 +151,10 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
   impl->problems = std::move(diagnostics.problems);
   // Only a model without problems can run (Session refuses the others), and only such a graph
   // has every input port fed.
-  if (impl->problems.empty()) impl->plan = make_plan(graph);
+  if (impl->problems.empty()) {
+    prepare_layers(graph);
+    impl->plan = make_plan(graph);
+  }
   impl->graph = std::move(graph);
   return impl;
 }

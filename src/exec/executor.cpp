@@ -368,8 +368,10 @@ class Run {
 
   /// The kernel, with its scratch space reserved against the budget while it runs.
   void run_kernel(const Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+    const unsigned threads = context_.parallel.threads();
     const std::size_t scratch =
-        node.op->scratch_bytes(inputs, outputs, context_.parallel.threads());
+        node.prepared ? node.op->scratch_bytes_prepared(inputs, outputs, threads, *node.prepared)
+                      : node.op->scratch_bytes(inputs, outputs, threads);
     if (!budget_.reserve(scratch)) throw budget_.exceeded("the kernel's scratch space", scratch);
     if (scratch > state_.arena_bytes) {
       state_.arena.reset();  // the old arena goes before the larger one comes
@@ -377,8 +379,11 @@ class Run {
       state_.arena = allocate_buffer(scratch);
       state_.arena_bytes = scratch;
     }
-    node.op->execute(inputs, outputs,
-                     ExecContext{context_.parallel, Scratch(state_.arena.get(), scratch)});
+    const ExecContext context{context_.parallel, Scratch(state_.arena.get(), scratch)};
+    if (node.prepared)
+      node.op->execute_prepared(inputs, outputs, context, *node.prepared);
+    else
+      node.op->execute(inputs, outputs, context);
     budget_.release(scratch);
   }
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "graph/op.hpp"
 #include "irlite/error.hpp"
 #include "irlite/shape.hpp"
 #include "irlite/tensor.hpp"
-#include "graph/op.hpp"
 
 namespace irlite {
 
@@ -23,9 +23,9 @@ struct Location {
 };
 
 struct InputPort {
-  std::int64_t id = 0;                      ///< IR port id
-  std::size_t source_node = SIZE_MAX;       ///< index into Graph::nodes; SIZE_MAX = not fed
-  std::size_t source_output = 0;            ///< output position on the source node
+  std::int64_t id = 0;                 ///< IR port id
+  std::size_t source_node = SIZE_MAX;  ///< index into Graph::nodes; SIZE_MAX = not fed
+  std::size_t source_output = 0;       ///< output position on the source node
 };
 
 struct OutputPort {
@@ -54,7 +54,7 @@ struct Node {
   /// layer: a model has few of them and may have 10^5 layers.
   const LayerTypeText* written = nullptr;
   Location location;
-  const OpDef* def = nullptr;       ///< null when the op is not supported or its <data> is bad
+  const OpDef* def = nullptr;  ///< null when the op is not supported or its <data> is bad
   std::shared_ptr<const Op> op;
   /// The `<data>` attributes as written, kept only for a layer without an op (an unsupported
   /// type or a bad `<data>`) so that Model::layers() still shows them.
@@ -67,6 +67,8 @@ struct Node {
   bool has_value = false;
   /// The layer was computed at load time: it runs as a Const of `value` from then on.
   bool folded = false;
+  /// What Op::prepare() derived from the layer's Const inputs at load time; null for nothing.
+  std::shared_ptr<const PreparedData> prepared;
   bool reaches_result = true;
   bool failed = false;  ///< shape inference or creation failed: outputs are unknown
 
@@ -96,9 +98,9 @@ struct Graph {
   std::shared_ptr<const std::deque<LayerTypeText>> type_texts;
   std::string name;
   int ir_version = 0;
-  std::vector<Node> nodes;               ///< topological order, ties by document order
-  std::vector<std::size_t> parameters;   ///< document order
-  std::vector<std::size_t> results;      ///< document order
+  std::vector<Node> nodes;              ///< topological order, ties by document order
+  std::vector<std::size_t> parameters;  ///< document order
+  std::vector<std::size_t> results;     ///< document order
 
   /// Where a node is, for an Error.
   ErrorContext context(const Node& node) const;
@@ -106,6 +108,10 @@ struct Graph {
   /// position in the error mapped to that port's IR id.
   Error locate(const Error& error, const Node& node) const;
 };
+
+/// Calls Op::prepare() on every layer that runs with a Const input (graph loaded without
+/// problems, shapes inferred), keeping the result in Node::prepared. Throws the layer's Error.
+void prepare_layers(Graph& graph);
 
 /// Problems and warnings found while loading: thrown at once, or collected with keep_going.
 struct Diagnostics {

@@ -83,6 +83,14 @@ struct StoredValue {
 
 struct OpDef;
 
+/// What an op works out once per layer from the layer's Const inputs while the model loads, and
+/// reuses at every run (Op::prepare()): MatMul's B packed for its kernel. The op defines the
+/// derived type; the layer keeps it for as long as the model lives.
+class PreparedData {
+ public:
+  virtual ~PreparedData() = default;
+};
+
 /// A configured op: an instance per layer, built from the layer's attributes. Immutable.
 class Op {
  public:
@@ -121,6 +129,30 @@ class Op {
                                     [[maybe_unused]] std::span<const Tensor> outputs,
                                     [[maybe_unused]] unsigned threads) const {
     return 0;
+  }
+  /// At load time, for a layer that runs (not folded) with at least one Const input: data
+  /// the kernel can reuse at every run instead of deriving it each time (packed weights), or
+  /// null (the default) for nothing. inputs[i].value is set for the Const inputs only. The data
+  /// must depend only on those values and on the op's attributes, never on the other inputs'
+  /// shapes: a reshape of the model keeps the Consts and may prepare again. The layer then runs
+  /// through execute_prepared() and scratch_bytes_prepared() with it. Ops are shared by layers
+  /// with the same attributes, so the data is the layer's, not the op's.
+  virtual std::shared_ptr<const PreparedData> prepare(
+      [[maybe_unused]] std::span<const ValueInfo> inputs) const {
+    return nullptr;
+  }
+  /// execute() of a layer that prepare() gave `prepared`; the inputs are the real ones, the
+  /// Consts' values included. Default: execute().
+  virtual void execute_prepared(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                                const ExecContext& context,
+                                [[maybe_unused]] const PreparedData& prepared) const {
+    execute(inputs, outputs, context);
+  }
+  /// scratch_bytes() of such a layer, whose kernel may need less. Default: scratch_bytes().
+  virtual std::size_t scratch_bytes_prepared(std::span<const Tensor> inputs,
+                                             std::span<const Tensor> outputs, unsigned threads,
+                                             [[maybe_unused]] const PreparedData& prepared) const {
+    return scratch_bytes(inputs, outputs, threads);
   }
   /// The attributes as text for display, in a stable order.
   virtual std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }

@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+
 #include "core/attributes.hpp"
+#include "kernels/gemm.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
@@ -30,6 +33,17 @@ std::vector<Dimension> as_matrix(const PartialShape& s, bool transpose, bool is_
 bool is_one(const Dimension& d) {
   return d.is_static() && d.value() == 1;
 }
+
+/// The element types that go through the float GEMM (kernels/gemm.hpp); the others through
+/// kernels/matmul.hpp.
+template <class T>
+inline constexpr bool uses_gemm =
+    std::is_same_v<T, float> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+
+/// A Const B packed for the GEMM when the model loads.
+struct PackedMatMulB final : PreparedData {
+  PackedB b;
+};
 
 class MatMulOp final : public Op {
  public:
@@ -80,26 +94,42 @@ class MatMulOp final : public Op {
 
   std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor>,
                             unsigned threads) const override {
-    std::size_t bytes = 0;
-    const MatMulPlan p = plan(inputs[0].shape(), inputs[1].shape(), false);
-    dispatch_numeric(inputs[0].element_type(), [&](auto tag) {
+    return scratch(inputs, threads, false);
+  }
+
+  std::size_t scratch_bytes_prepared(std::span<const Tensor> inputs, std::span<const Tensor>,
+                                     unsigned threads, const PreparedData&) const override {
+    return scratch(inputs, threads, true);
+  }
+
+  std::shared_ptr<const PreparedData> prepare(std::span<const ValueInfo> inputs) const override {
+    const Tensor* b = inputs[1].value;
+    if (!b || b->size() == 0) return nullptr;
+    std::shared_ptr<const PreparedData> prepared;
+    dispatch_numeric(b->element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      bytes = saturating_add(matmul_scratch<T>(p, threads),
-                             saturating_mul(p.a_index.size(), 2 * sizeof(std::int64_t)));
+      if constexpr (uses_gemm<T>) {
+        const Shape& bs = b->shape();
+        const bool b1 = bs.size() == 1;
+        const bool tb = transpose_b_ && !b1;
+        const std::int64_t rows = b1 ? bs[0] : bs[bs.size() - 2], cols = b1 ? 1 : bs.back();
+        const auto count = static_cast<std::int64_t>(b->size()) / (rows * cols);
+        auto packed = std::make_shared<PackedMatMulB>();
+        packed->b = PackedB(b->data<T>(), count, tb ? cols : rows, tb ? rows : cols, tb);
+        prepared = std::move(packed);
+      }
     });
-    return bytes;
+    return prepared;
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
-    const Tensor& a = inputs[0];
-    const Tensor& b = inputs[1];
-    const MatMulPlan p = plan(a.shape(), b.shape(), outputs[0].size() > 0);
-    if (!dispatch_numeric(a.element_type(), [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          matmul(context.parallel, a.data<T>(), b.data<T>(), p, outputs[0].data<T>());
-        }))
-      no_kernel(0, a.element_type());
+    run(inputs, outputs, context, nullptr);
+  }
+
+  void execute_prepared(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                        const ExecContext& context, const PreparedData& prepared) const override {
+    run(inputs, outputs, context, dynamic_cast<const PackedMatMulB*>(&prepared));
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
@@ -108,6 +138,53 @@ class MatMulOp final : public Op {
   }
 
  private:
+  /// The memory the kernel takes beyond its inputs and outputs; B's packing not counted when
+  /// it was packed at load.
+  std::size_t scratch(std::span<const Tensor> inputs, unsigned threads, bool b_packed) const {
+    std::size_t bytes = 0;
+    const MatMulPlan p = plan(inputs[0].shape(), inputs[1].shape(), false);
+    dispatch_numeric(inputs[0].element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      std::size_t kernel = 0;
+      if constexpr (uses_gemm<T>)
+        kernel = gemm_scratch(p.m, p.n, p.k, b_packed ? 0 : p.b_count, threads);
+      else
+        kernel = matmul_scratch<T>(p, threads);
+      bytes = saturating_add(kernel, saturating_mul(p.a_index.size(), 2 * sizeof(std::int64_t)));
+    });
+    return bytes;
+  }
+
+  /// The product, with B as packed at load when `packed` is given.
+  void run(std::span<const Tensor> inputs, std::span<Tensor> outputs, const ExecContext& context,
+           const PackedMatMulB* packed) const {
+    const Tensor& a = inputs[0];
+    const Tensor& b = inputs[1];
+    const MatMulPlan p = plan(a.shape(), b.shape(), outputs[0].size() > 0);
+    if (!dispatch_numeric(a.element_type(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (uses_gemm<T>) {
+            GemmArgs<T> args;
+            args.m = p.m;
+            args.n = p.n;
+            args.k = p.k;
+            args.a = a.data<T>();
+            args.transpose_a = p.transpose_a;
+            args.c = outputs[0].data<T>();
+            args.batches = static_cast<std::int64_t>(p.a_index.size());
+            args.a_index = p.a_index.data();
+            args.b_index = p.b_index.data();
+            if (packed)
+              gemm(context.parallel, args, packed->b);
+            else
+              gemm(context.parallel, args, b.data<T>(), p.b_count, p.transpose_b);
+          } else {
+            matmul(context.parallel, a.data<T>(), b.data<T>(), p, outputs[0].data<T>());
+          }
+        }))
+      no_kernel(0, a.element_type());
+  }
+
   /// The kernel's view of static shapes the shape rule accepted; the matrix indices only when
   /// `indices` (the output is not empty), else just their count.
   MatMulPlan plan(const Shape& as, const Shape& bs, bool indices) const {

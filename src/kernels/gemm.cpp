@@ -1,0 +1,410 @@
+// The GEMM's driver: packing, cache blocking, threads, the epilogue, and the portable kernel.
+//
+// Blocking, for cores with 32-48 KiB of L1 data cache and 1 MiB of L2 (AMD Zen 4/5, Intel
+// since Skylake-SP; smaller caches only cost some speed):
+// - k is taken kKc = 256 at a time: a 14 x 32 tile then reads a 14 KiB sliver of A and a 32 KiB
+//   panel of B per block, and holds its 28 accumulators over 256 fused multiply-adds each
+//   before storing them. A block after the first loads the partial C back and continues the
+//   same sums, so blocking changes no bit.
+// - A task is a block of up to kMcRows rows (rounded to whole slivers) and kNcColumns columns
+//   of one output matrix. Per k block it packs its rows of A (126 x 256 floats, 126 KiB: stays
+//   in L2), then takes B's panels one by one and runs every sliver of A through each, so that
+//   the panel stays in L1 while the slivers stream from L2.
+// - Tasks go to threads in contiguous ranges, column block by column block, so that two
+//   threads split the columns of a wide product evenly; a thread's tasks and their order change
+//   the speed only, never a value.
+
+#include "kernels/gemm.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "irlite/float16.hpp"
+#include "kernels/gemm_kernel.hpp"
+#include "kernels/simd.hpp"
+
+namespace irlite {
+namespace gemm_detail {
+namespace {
+
+inline constexpr std::int64_t kKc = 256;
+inline constexpr std::int64_t kMcRows = 128;
+inline constexpr std::int64_t kNcColumns = 512;
+/// Below this many multiply-adds a task is not worth a thread.
+inline constexpr std::int64_t kGrainFlops = std::int64_t{1} << 17;
+/// With B not packed, A of at most this many rows reads B in place (f32, not transposed):
+/// packing B would cost as much as the product.
+inline constexpr std::int64_t kDirectRows = 4;
+
+// The portable kernel: a 6 x 16 tile on 32-byte vectors, products rounded before the sum.
+constexpr std::int64_t kMrGeneric = 6, kNrGeneric = 16;
+
+template <int R>
+void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
+                  float* c, std::int64_t ldc, bool accumulate) {
+  using V = simd::vec<float>;
+  constexpr std::int64_t L = simd::lanes<float>;
+  V lo[R], hi[R];
+  for (int r = 0; r < R; ++r) {
+    lo[r] = accumulate ? simd::load(c + r * ldc) : V{};
+    hi[r] = accumulate ? simd::load(c + r * ldc + L) : V{};
+  }
+  for (std::int64_t q = 0; q < kc; ++q) {
+    const V b0 = simd::load(bp);
+    const V b1 = simd::load(bp + L);
+    for (int r = 0; r < R; ++r) {
+      const V x = simd::broadcast(ap[r]);
+      lo[r] = lo[r] + x * b0;
+      hi[r] = hi[r] + x * b1;
+    }
+    ap += kMrGeneric;
+    bp += b_stride;
+  }
+  for (int r = 0; r < R; ++r) {
+    simd::store(c + r * ldc, lo[r]);
+    simd::store(c + r * ldc + L, hi[r]);
+  }
+}
+
+void generic_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
+                  std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate) {
+  switch (rows) {
+    case 1:
+      return generic_rows<1>(kc, ap, bp, b_stride, c, ldc, accumulate);
+    case 2:
+      return generic_rows<2>(kc, ap, bp, b_stride, c, ldc, accumulate);
+    case 3:
+      return generic_rows<3>(kc, ap, bp, b_stride, c, ldc, accumulate);
+    case 4:
+      return generic_rows<4>(kc, ap, bp, b_stride, c, ldc, accumulate);
+    case 5:
+      return generic_rows<5>(kc, ap, bp, b_stride, c, ldc, accumulate);
+    default:
+      return generic_rows<6>(kc, ap, bp, b_stride, c, ldc, accumulate);
+  }
+}
+
+static_assert(kNrGeneric == 2 * simd::lanes<float>);
+const Kernel kGenericKernel{kMrGeneric, kNrGeneric, false, generic_tile};
+
+template <class T>
+float to_float(T x) {
+  return static_cast<float>(x);
+}
+
+template <class T>
+T from_float(float x) {
+  if constexpr (std::is_same_v<T, float>)
+    return x;
+  else
+    return T(x);
+}
+
+/// Packs rows [i0, i0 + rows) and k [p0, p0 + kc) of A as ap[q * mr + r].
+template <class T>
+void pack_a(const T* a, std::int64_t lda, bool transposed, std::int64_t i0, std::int64_t rows,
+            std::int64_t p0, std::int64_t kc, std::int64_t mr, float* ap) {
+  if (transposed) {
+    for (std::int64_t q = 0; q < kc; ++q) {
+      const T* src = a + (p0 + q) * lda + i0;
+      for (std::int64_t r = 0; r < rows; ++r) ap[q * mr + r] = to_float(src[r]);
+    }
+    return;
+  }
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* src = a + (i0 + r) * lda + p0;
+    for (std::int64_t q = 0; q < kc; ++q) ap[q * mr + r] = to_float(src[q]);
+  }
+}
+
+/// Packs columns [j0, j0 + nr) of B (zero past n) for every k as bp[q * nr + j].
+template <class T>
+void pack_b_panel(const T* b, std::int64_t k, std::int64_t n, bool transposed, std::int64_t j0,
+                  std::int64_t nr, float* bp) {
+  const std::int64_t cols = std::min(nr, n - j0);
+  for (std::int64_t q = 0; q < k; ++q) {
+    float* dst = bp + q * nr;
+    if (transposed) {
+      for (std::int64_t j = 0; j < cols; ++j) dst[j] = to_float(b[(j0 + j) * k + q]);
+    } else {
+      const T* src = b + q * n + j0;
+      for (std::int64_t j = 0; j < cols; ++j) dst[j] = to_float(src[j]);
+    }
+    for (std::int64_t j = cols; j < nr; ++j) dst[j] = 0.0f;
+  }
+}
+
+/// Applies the epilogue to rows [i0, i0 + rows) and columns [j0, j0 + cols) of an output matrix,
+/// held at c with row stride ldc.
+void apply_epilogue(const GemmEpilogue& e, float* c, std::int64_t ldc, std::int64_t i0,
+                    std::int64_t rows, std::int64_t j0, std::int64_t cols) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* row = c + r * ldc;
+    if (e.bias && e.bias_per_row) {
+      const float add = e.bias[i0 + r];
+      for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] + add;
+    } else if (e.bias) {
+      const float* add = e.bias + j0;
+      for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] + add[j];
+    }
+    if (e.activation == GemmEpilogue::Activation::relu)
+      for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+  }
+}
+
+/// Where B comes from: packed panels, or a float matrix read in place with row stride n.
+struct BSource {
+  const PackedB* packed = nullptr;
+  const float* raw = nullptr;
+  std::int64_t raw_matrix = 0;  ///< floats between raw matrices
+};
+
+/// The block of the task grid a task covers.
+struct Grid {
+  std::int64_t row_blocks = 0, slivers_per_block = 0, col_blocks = 0, panels_per_block = 0;
+};
+
+Grid make_grid(std::int64_t m, std::int64_t n, const Kernel& kr, unsigned threads) {
+  Grid g;
+  const std::int64_t slivers = (m + kr.mr - 1) / kr.mr;
+  const std::int64_t panels = (n + kr.nr - 1) / kr.nr;
+  g.row_blocks = (slivers * kr.mr + kMcRows - 1) / kMcRows;
+  g.slivers_per_block = (slivers + g.row_blocks - 1) / g.row_blocks;
+  g.row_blocks = (slivers + g.slivers_per_block - 1) / g.slivers_per_block;
+  g.col_blocks = (panels * kr.nr + kNcColumns - 1) / kNcColumns;
+  // With few row blocks, column blocks a multiple of the threads where the panels allow, so
+  // that the threads' shares of a wide product are equal. With many, the threads split the
+  // rows, each packing only its own rows of A.
+  const auto t = static_cast<std::int64_t>(threads);
+  if (t > 1 && g.row_blocks < 4 * t && g.col_blocks % t != 0 && panels >= t)
+    g.col_blocks = std::min(panels, (g.col_blocks + t - 1) / t * t);
+  g.panels_per_block = (panels + g.col_blocks - 1) / g.col_blocks;
+  g.col_blocks = (panels + g.panels_per_block - 1) / g.panels_per_block;
+  return g;
+}
+
+template <class T>
+void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const BSource& bsrc) {
+  const std::int64_t m = args.m, n = args.n, k = args.k;
+  const std::int64_t mr = kr.mr, nr = kr.nr;
+  const Grid g = make_grid(m, n, kr, par.threads());
+  const std::int64_t per_matrix = g.row_blocks * g.col_blocks;
+  const std::int64_t tasks = args.batches * per_matrix;
+  const std::int64_t block_rows = g.slivers_per_block * mr;
+  const std::int64_t block_cols = g.panels_per_block * nr;
+  const std::int64_t task_flops =
+      std::min(block_rows, m) * std::min(block_cols, n) * std::max<std::int64_t>(k, 1);
+  const std::int64_t lda = args.transpose_a ? m : k;
+  const std::int64_t kc_max = std::min(kKc, std::max<std::int64_t>(k, 1));
+  par.for_range(static_cast<std::size_t>(tasks),
+                static_cast<std::size_t>(std::max<std::int64_t>(1, kGrainFlops / task_flops)),
+                [&](std::size_t first, std::size_t last, std::size_t) {
+                  std::vector<float> ap(static_cast<std::size_t>(block_rows * kc_max));
+                  std::vector<float> tile(static_cast<std::size_t>(mr * nr));
+                  std::vector<float> edge(bsrc.raw ? static_cast<std::size_t>(kc_max * nr) : 0);
+                  std::vector<float> cbuf(std::is_same_v<T, float>
+                                              ? 0
+                                              : static_cast<std::size_t>(block_rows * block_cols));
+                  for (std::size_t t = first; t < last; ++t) {
+                    const auto task = static_cast<std::int64_t>(t);
+                    const std::int64_t batch = task / per_matrix;
+                    const std::int64_t col_block = task % per_matrix / g.row_blocks;
+                    const std::int64_t row_block = task % g.row_blocks;
+                    const std::int64_t a_matrix = args.a_index ? args.a_index[batch] : batch;
+                    const std::int64_t b_matrix = args.b_index ? args.b_index[batch] : batch;
+                    const T* a = args.a + a_matrix * m * k;
+                    T* out = args.c + batch * m * n;
+                    const std::int64_t i0 = row_block * block_rows;
+                    const std::int64_t rows = std::min(block_rows, m - i0);
+                    const std::int64_t p_first = col_block * g.panels_per_block;
+                    const std::int64_t j0 = p_first * nr;
+                    const std::int64_t cols = std::min(block_cols, n - j0);
+                    const std::int64_t p_end = (j0 + cols + nr - 1) / nr;
+                    // The block of C the sums go to: the output itself, or floats converted at the
+                    // end.
+                    float* c = nullptr;
+                    std::int64_t ldc = 0;
+                    if constexpr (std::is_same_v<T, float>) {
+                      c = out + i0 * n + j0;
+                      ldc = n;
+                    } else {
+                      c = cbuf.data();
+                      ldc = block_cols;
+                    }
+                    if (k == 0)
+                      for (std::int64_t r = 0; r < rows; ++r) std::fill_n(c + r * ldc, cols, 0.0f);
+                    for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
+                      const std::int64_t kc = std::min(kKc, k - p0);
+                      const bool accumulate = p0 > 0;
+                      for (std::int64_t s = 0; s * mr < rows; ++s)
+                        pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr),
+                               p0, kc, mr, ap.data() + s * mr * kc);
+                      for (std::int64_t p = p_first; p < p_end; ++p) {
+                        const std::int64_t pc = std::min(nr, n - p * nr);
+                        const float* bp = nullptr;
+                        std::int64_t b_stride = nr;
+                        if (bsrc.packed) {
+                          bp = bsrc.packed->panel(b_matrix, p) + p0 * nr;
+                        } else if (pc == nr) {
+                          bp = bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n + p * nr;
+                          b_stride = n;
+                        } else {
+                          pack_b_panel(bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n, kc, n, false,
+                                       p * nr, nr, edge.data());
+                          bp = edge.data();
+                        }
+                        float* cp = c + (p - p_first) * nr;
+                        for (std::int64_t s = 0; s * mr < rows; ++s) {
+                          const std::int64_t tr = std::min(mr, rows - s * mr);
+                          float* ct = cp + s * mr * ldc;
+                          const float* as = ap.data() + s * mr * kc;
+                          if (pc == nr) {
+                            kr.tile(tr, kc, as, bp, b_stride, ct, ldc, accumulate);
+                            continue;
+                          }
+                          // A panel past n: the tile goes through a full-width copy.
+                          if (accumulate)
+                            for (std::int64_t r = 0; r < tr; ++r)
+                              std::copy_n(ct + r * ldc, pc, tile.data() + r * nr);
+                          kr.tile(tr, kc, as, bp, b_stride, tile.data(), nr, accumulate);
+                          for (std::int64_t r = 0; r < tr; ++r)
+                            std::copy_n(tile.data() + r * nr, pc, ct + r * ldc);
+                        }
+                      }
+                    }
+                    if (!args.epilogue.empty())
+                      apply_epilogue(args.epilogue, c, ldc, i0, rows, j0, cols);
+                    if constexpr (!std::is_same_v<T, float>) {
+                      for (std::int64_t r = 0; r < rows; ++r)
+                        for (std::int64_t j = 0; j < cols; ++j)
+                          out[(i0 + r) * n + j0 + j] = from_float<T>(c[r * ldc + j]);
+                    }
+                  }
+                });
+}
+
+}  // namespace
+
+const Kernel& kernel(GemmIsa isa) {
+#if defined(IRLITE_GEMM_X86)
+  if (isa == GemmIsa::avx512) return kAvx512Kernel;
+  if (isa == GemmIsa::avx2) return kAvx2Kernel;
+#endif
+  (void)isa;
+  return kGenericKernel;
+}
+
+}  // namespace gemm_detail
+
+bool gemm_isa_supported(GemmIsa isa) {
+#if defined(IRLITE_GEMM_X86)
+  // __builtin_cpu_supports checks that the OS saves the vector registers too.
+  switch (isa) {
+    case GemmIsa::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    case GemmIsa::avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case GemmIsa::generic:
+      return true;
+  }
+  return false;
+#else
+  return isa == GemmIsa::generic;
+#endif
+}
+
+GemmIsa gemm_isa() {
+  static const GemmIsa best = gemm_isa_supported(GemmIsa::avx512) ? GemmIsa::avx512
+                              : gemm_isa_supported(GemmIsa::avx2) ? GemmIsa::avx2
+                                                                  : GemmIsa::generic;
+  return best;
+}
+
+bool gemm_fuses(GemmIsa isa) {
+  return gemm_detail::kernel(isa).fused;
+}
+
+std::size_t PackedB::bytes(std::int64_t count, std::int64_t k, std::int64_t n, GemmIsa isa) {
+  const std::int64_t nr = gemm_detail::kernel(isa).nr;
+  const auto panels = static_cast<std::size_t>((n + nr - 1) / nr);
+  return saturating_mul(saturating_mul(saturating_mul(static_cast<std::size_t>(count), panels),
+                                       static_cast<std::size_t>(k)),
+                        static_cast<std::size_t>(nr) * sizeof(float));
+}
+
+template <class T>
+PackedB::PackedB(const T* b, std::int64_t count, std::int64_t k, std::int64_t n, bool transposed,
+                 GemmIsa isa, const Parallel& par)
+    : count_(count), k_(k), n_(n), nr_(gemm_detail::kernel(isa).nr), isa_(isa) {
+  data_ = allocate_buffer(bytes(count, k, n, isa));
+  const std::int64_t panels = this->panels();
+  auto* dst = static_cast<float*>(data_.get());
+  par.for_range(static_cast<std::size_t>(count * panels),
+                static_cast<std::size_t>(std::max<std::int64_t>(
+                    1, (std::int64_t{1} << 16) / std::max<std::int64_t>(k * nr_, 1))),
+                [&](std::size_t first, std::size_t last, std::size_t) {
+                  for (std::size_t t = first; t < last; ++t) {
+                    const auto i = static_cast<std::int64_t>(t);
+                    const std::int64_t matrix = i / panels, p = i % panels;
+                    gemm_detail::pack_b_panel(b + matrix * k * n, k, n, transposed, p * nr_, nr_,
+                                              dst + i * k * nr_);
+                  }
+                });
+}
+
+template <class T>
+void gemm(const Parallel& par, const GemmArgs<T>& args, const PackedB& b) {
+  if (args.batches == 0 || args.m == 0 || args.n == 0) return;
+  gemm_detail::BSource src;
+  src.packed = &b;
+  gemm_detail::run(par, args, gemm_detail::kernel(b.isa()), src);
+}
+
+template <class T>
+void gemm(const Parallel& par, const GemmArgs<T>& args, const T* b, std::int64_t b_count,
+          bool transpose_b) {
+  if (args.batches == 0 || args.m == 0 || args.n == 0) return;
+  const GemmIsa isa = gemm_isa();
+  if constexpr (std::is_same_v<T, float>) {
+    if (args.m <= gemm_detail::kDirectRows && !transpose_b) {
+      gemm_detail::BSource src;
+      src.raw = b;
+      src.raw_matrix = args.k * args.n;
+      gemm_detail::run(par, args, gemm_detail::kernel(isa), src);
+      return;
+    }
+  }
+  const PackedB packed(b, b_count, args.k, args.n, transpose_b, isa, par);
+  gemm(par, args, packed);
+}
+
+std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b_count,
+                         unsigned threads, GemmIsa isa) {
+  const gemm_detail::Kernel& kr = gemm_detail::kernel(isa);
+  const auto rows = static_cast<std::size_t>(
+      std::min(gemm_detail::kMcRows + kr.mr, (m + kr.mr - 1) / kr.mr * kr.mr));
+  const auto kc = static_cast<std::size_t>(std::min(gemm_detail::kKc, k));
+  const auto nr = static_cast<std::size_t>(kr.nr);
+  const auto cols = static_cast<std::size_t>(std::min(n + kr.nr, gemm_detail::kNcColumns + kr.nr));
+  // Packed A, a tile, an edge panel of B and a block of C, in floats.
+  const std::size_t per_thread =
+      saturating_add(saturating_add(saturating_mul(rows, kc), nr * static_cast<std::size_t>(kr.mr)),
+                     saturating_add(saturating_mul(kc, nr), saturating_mul(rows, cols)));
+  const std::size_t packed = b_count > 0 ? PackedB::bytes(b_count, k, n, isa) : 0;
+  return saturating_add(packed, saturating_mul(saturating_mul(per_thread, sizeof(float)), threads));
+}
+
+#define IRLITE_GEMM_INSTANTIATE(T)                                                             \
+  template PackedB::PackedB(const T*, std::int64_t, std::int64_t, std::int64_t, bool, GemmIsa, \
+                            const Parallel&);                                                  \
+  template void gemm<T>(const Parallel&, const GemmArgs<T>&, const PackedB&);                  \
+  template void gemm<T>(const Parallel&, const GemmArgs<T>&, const T*, std::int64_t, bool);
+IRLITE_GEMM_INSTANTIATE(float)
+IRLITE_GEMM_INSTANTIATE(float16)
+IRLITE_GEMM_INSTANTIATE(bfloat16)
+#undef IRLITE_GEMM_INSTANTIATE
+
+}  // namespace irlite

@@ -1,0 +1,113 @@
+#pragma once
+// The float GEMM: C = A · B for batches of row-major matrices, A m x k (or k x m, transposed),
+// B k x n (or n x k), C m x n, with an epilogue (bias, activation) applied to each finished
+// part of C. f16 and bf16 operands are converted to float as they are packed and the sums are
+// kept in float.
+//
+// B is packed once into a PackedB, which a caller may keep: a MatMul whose B is a Const packs it
+// when the model loads and reuses it at every run. The work is split over threads by blocks of
+// rows and of columns of C, never along k: every element of C is one running sum over k in
+// increasing order, whatever the thread count, so results are the same bits on any number of
+// threads.
+//
+// Numerics: on CPUs with fused multiply-add (x86-64 with AVX2 and FMA, or AVX-512) every step of
+// that sum is one fused multiply-add, acc = fma(a[i][q], b[q][j], acc) from acc = 0, so an
+// element of C equals that plain loop over q bit for bit (gemm_fuses() says so). Elsewhere the
+// step is acc = acc + a * b with the product rounded first, equal bit for bit to that loop.
+// See gemm.cpp for the blocking and the register tiles.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "core/parallel.hpp"
+
+namespace irlite {
+
+/// The instruction sets the GEMM has a micro-kernel for.
+enum class GemmIsa { generic, avx2, avx512 };
+
+/// The fastest GemmIsa this CPU runs, found once.
+GemmIsa gemm_isa();
+/// Whether the CPU runs `isa`'s kernel (generic: always).
+bool gemm_isa_supported(GemmIsa isa);
+/// Whether `isa`'s kernel sums with fused multiply-adds (see the header comment).
+bool gemm_fuses(GemmIsa isa);
+
+/// What is done to each element of C once its sum is complete: a bias added (per column, as a
+/// fully connected layer's, or per row, as a convolution's in the transposed layout), then an
+/// activation. The default does nothing.
+struct GemmEpilogue {
+  enum class Activation { none, relu };
+  /// n values (per column) or m values (per row) for every output matrix; null: no bias.
+  const float* bias = nullptr;
+  bool bias_per_row = false;
+  Activation activation = Activation::none;
+
+  bool empty() const { return bias == nullptr && activation == Activation::none; }
+};
+
+/// B (a batch of `count` matrices, each k x n) in the layout the micro-kernel reads: per matrix,
+/// panels of nr() columns, each panel k rows of nr() floats (zero past n). Owns its memory.
+class PackedB {
+ public:
+  PackedB() = default;
+  /// Packs `count` consecutive matrices from `b`, each k x n row-major or, when `transposed`,
+  /// n x k, for `isa`'s kernel; the panels are shared out over `par`'s threads.
+  template <class T>
+  PackedB(const T* b, std::int64_t count, std::int64_t k, std::int64_t n, bool transposed,
+          GemmIsa isa = gemm_isa(), const Parallel& par = {});
+
+  /// The bytes a PackedB of these sizes holds.
+  static std::size_t bytes(std::int64_t count, std::int64_t k, std::int64_t n, GemmIsa isa);
+
+  std::int64_t count() const { return count_; }
+  std::int64_t k() const { return k_; }
+  std::int64_t n() const { return n_; }
+  GemmIsa isa() const { return isa_; }
+  /// Columns per panel.
+  std::int64_t nr() const { return nr_; }
+  /// Panel `p` of matrix `matrix`: k rows of nr() floats.
+  const float* panel(std::int64_t matrix, std::int64_t p) const {
+    return static_cast<const float*>(data_.get()) + (matrix * panels() + p) * k_ * nr_;
+  }
+  std::int64_t panels() const { return (n_ + nr_ - 1) / nr_; }
+
+ private:
+  std::shared_ptr<void> data_;
+  std::int64_t count_ = 0, k_ = 0, n_ = 0, nr_ = 1;
+  GemmIsa isa_ = GemmIsa::generic;
+};
+
+/// One GEMM call: `batches` output matrices, matrix i being A[a_index[i]] · B[b_index[i]] (the
+/// matrices of A and of B counted from 0; null index arrays mean matrix i for output i).
+template <class T>
+struct GemmArgs {
+  std::int64_t m = 0, n = 0, k = 0;
+  /// The A matrices, each m x k row-major (k x m when transpose_a), one after another.
+  const T* a = nullptr;
+  bool transpose_a = false;
+  /// The outputs, each m x n row-major, one after another.
+  T* c = nullptr;
+  std::int64_t batches = 1;
+  const std::int64_t* a_index = nullptr;
+  const std::int64_t* b_index = nullptr;
+  GemmEpilogue epilogue = {};
+};
+
+/// C = A · B with B packed (its k and n must be args' and its isa supported).
+template <class T>
+void gemm(const Parallel& par, const GemmArgs<T>& args, const PackedB& b);
+
+/// C = A · B with B given as `b_count` consecutive matrices, k x n (n x k when transpose_b):
+/// packed for this call, or read in place when A has few rows.
+template <class T>
+void gemm(const Parallel& par, const GemmArgs<T>& args, const T* b, std::int64_t b_count,
+          bool transpose_b);
+
+/// The most memory gemm() allocates on `threads` threads, beyond its arguments: per-thread
+/// blocks of A and C, and the packed B when it is not given packed (`b_count` > 0).
+std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b_count,
+                         unsigned threads, GemmIsa isa = gemm_isa());
+
+}  // namespace irlite

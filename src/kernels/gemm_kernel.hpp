@@ -1,0 +1,34 @@
+#pragma once
+// The GEMM's micro-kernels as the driver (gemm.cpp) sees them: one per GemmIsa, each computing
+// a tile of up to mr rows and exactly nr columns of C from a packed sliver of A and a panel of B.
+
+#include <cstdint>
+
+#include "kernels/gemm.hpp"
+
+namespace irlite::gemm_detail {
+
+/// c[r * ldc + j] = sum over q < kc of ap[q * mr + r] * bp[q * b_stride + j], for r < rows and
+/// j < nr, the sum continuing from the c already there when `accumulate`, from zero otherwise;
+/// q in increasing order.
+using TileFn = void (*)(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
+                        std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate);
+
+struct Kernel {
+  std::int64_t mr = 0;  ///< rows of the register tile: A is packed in slivers of mr rows
+  std::int64_t nr = 0;  ///< columns: B is packed in panels of nr columns
+  bool fused = false;   ///< the sum takes fused multiply-adds
+  TileFn tile = nullptr;
+};
+
+/// The kernel of `isa`, which the CPU must run.
+const Kernel& kernel(GemmIsa isa);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define IRLITE_GEMM_X86 1
+/// Defined in gemm_x86.cpp, compiled for AVX2 + FMA and AVX-512 by target attributes.
+extern const Kernel kAvx2Kernel;
+extern const Kernel kAvx512Kernel;
+#endif
+
+}  // namespace irlite::gemm_detail

@@ -1,0 +1,130 @@
+// The GEMM's x86-64 micro-kernels, AVX2 + FMA and AVX-512, each in functions compiled for its
+// instruction set by a target attribute: the rest of the library stays baseline x86-64, and
+// gemm.cpp calls these only on a CPU that runs them (gemm_isa()).
+//
+// A tile of C lives in registers over the whole of kc: per step q, the kernel loads the panel's
+// row of B (nr floats) and, for each row r, broadcasts A's element and folds the product into
+// the row's accumulators with one fused multiply-add per vector.
+//
+// AVX-512: 14 x 32, 28 of the 32 vector registers accumulating, two holding B and one the
+// broadcast; per step 28 FMAs against 16 loads, so the two FMA pipes of a core stay busy.
+// AVX2: 6 x 16, twelve of the sixteen registers accumulating.
+
+#include "kernels/gemm_kernel.hpp"
+
+#if defined(IRLITE_GEMM_X86)
+
+#include <immintrin.h>
+
+#define IRLITE_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define IRLITE_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
+
+namespace irlite::gemm_detail {
+namespace {
+
+constexpr std::int64_t kMr512 = 14, kNr512 = 32;
+constexpr std::int64_t kMr256 = 6, kNr256 = 16;
+
+template <int R>
+IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float* bp,
+                                  std::int64_t b_stride, float* c, std::int64_t ldc,
+                                  bool accumulate) {
+  __m512 lo[R], hi[R];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    lo[r] = accumulate ? _mm512_loadu_ps(c + r * ldc) : _mm512_setzero_ps();
+    hi[r] = accumulate ? _mm512_loadu_ps(c + r * ldc + 16) : _mm512_setzero_ps();
+  }
+  for (std::int64_t q = 0; q < kc; ++q) {
+    const __m512 b0 = _mm512_loadu_ps(bp);
+    const __m512 b1 = _mm512_loadu_ps(bp + 16);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_set1_ps(ap[r]);
+      lo[r] = _mm512_fmadd_ps(x, b0, lo[r]);
+      hi[r] = _mm512_fmadd_ps(x, b1, hi[r]);
+    }
+    ap += kMr512;
+    bp += b_stride;
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_ps(c + r * ldc, lo[r]);
+    _mm512_storeu_ps(c + r * ldc + 16, hi[r]);
+  }
+}
+
+template <int R>
+IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* bp,
+                                std::int64_t b_stride, float* c, std::int64_t ldc,
+                                bool accumulate) {
+  __m256 lo[R], hi[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    lo[r] = accumulate ? _mm256_loadu_ps(c + r * ldc) : _mm256_setzero_ps();
+    hi[r] = accumulate ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_setzero_ps();
+  }
+  for (std::int64_t q = 0; q < kc; ++q) {
+    const __m256 b0 = _mm256_loadu_ps(bp);
+    const __m256 b1 = _mm256_loadu_ps(bp + 8);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 x = _mm256_broadcast_ss(ap + r);
+      lo[r] = _mm256_fmadd_ps(x, b0, lo[r]);
+      hi[r] = _mm256_fmadd_ps(x, b1, hi[r]);
+    }
+    ap += kMr256;
+    bp += b_stride;
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_ps(c + r * ldc, lo[r]);
+    _mm256_storeu_ps(c + r * ldc + 8, hi[r]);
+  }
+}
+
+/// The kernel for `rows` rows: one instantiation per row count, so that every accumulator is a
+/// register.
+template <template <int> class F, int... R>
+void dispatch_rows(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
+                   std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
+                   std::integer_sequence<int, R...>) {
+  ((rows == R + 1 ? F<R + 1>::run(kc, ap, bp, b_stride, c, ldc, accumulate) : void()), ...);
+}
+
+template <int R>
+struct Tile512 {
+  static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
+                  float* c, std::int64_t ldc, bool accumulate) {
+    tile512<R>(kc, ap, bp, b_stride, c, ldc, accumulate);
+  }
+};
+
+template <int R>
+struct Tile256 {
+  static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
+                  float* c, std::int64_t ldc, bool accumulate) {
+    tile256<R>(kc, ap, bp, b_stride, c, ldc, accumulate);
+  }
+};
+
+void avx512_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
+                 std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate) {
+  dispatch_rows<Tile512>(rows, kc, ap, bp, b_stride, c, ldc, accumulate,
+                         std::make_integer_sequence<int, kMr512>{});
+}
+
+void avx2_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
+               std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate) {
+  dispatch_rows<Tile256>(rows, kc, ap, bp, b_stride, c, ldc, accumulate,
+                         std::make_integer_sequence<int, kMr256>{});
+}
+
+}  // namespace
+
+const Kernel kAvx512Kernel{kMr512, kNr512, true, avx512_tile};
+const Kernel kAvx2Kernel{kMr256, kNr256, true, avx2_tile};
+
+}  // namespace irlite::gemm_detail
+
+#endif

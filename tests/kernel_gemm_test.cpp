@@ -1,0 +1,216 @@
+// The float GEMM (kernels/gemm.hpp) against a plain loop over k, for every kernel this CPU runs:
+// random shapes with tails of the register tile and of the k blocks, transposes, batches with
+// broadcast indices, 16-bit floats, the epilogue, B packed ahead or given raw, and the same bits
+// on 1, 2, 3 and 8 threads.
+//
+// The loop sums acc = fma(a, b, acc) from zero in increasing k for the kernels that fuse
+// (gemm_fuses(): AVX2 + FMA and AVX-512), and acc = acc + a * b with the product rounded first
+// for the portable kernel: each kernel is exact against its own loop, so the comparison is of
+// bits, not within a tolerance.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "irlite/float16.hpp"
+#include "kernels/gemm.hpp"
+#include "op_test_util.hpp"
+
+using namespace irlite;
+using namespace irlite::test;
+
+namespace {
+
+const char* isa_name(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::generic:
+      return "generic";
+    case GemmIsa::avx2:
+      return "avx2";
+    case GemmIsa::avx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+std::vector<GemmIsa> supported_isas() {
+  std::vector<GemmIsa> isas;
+  for (GemmIsa isa : {GemmIsa::generic, GemmIsa::avx2, GemmIsa::avx512})
+    if (gemm_isa_supported(isa)) isas.push_back(isa);
+  return isas;
+}
+
+template <class T>
+std::vector<T> random_values(std::mt19937& rng, std::int64_t count) {
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<T> v(static_cast<std::size_t>(count));
+  for (T& x : v) x = T(d(rng));
+  return v;
+}
+
+struct Case {
+  std::int64_t m, n, k;
+  bool ta = false, tb = false;
+  std::int64_t a_count = 1, b_count = 1, batches = 1;
+};
+
+/// The oracle: for each output element a plain loop over k from zero, then the epilogue.
+template <class T>
+std::vector<T> oracle(const Case& c, const std::vector<T>& a, const std::vector<T>& b,
+                      const std::vector<std::int64_t>& ai, const std::vector<std::int64_t>& bi,
+                      const GemmEpilogue& e, bool fused) {
+  std::vector<T> out;
+  for (std::int64_t batch = 0; batch < c.batches; ++batch) {
+    const T* ma = a.data() + ai[static_cast<std::size_t>(batch)] * c.m * c.k;
+    const T* mb = b.data() + bi[static_cast<std::size_t>(batch)] * c.k * c.n;
+    for (std::int64_t i = 0; i < c.m; ++i)
+      for (std::int64_t j = 0; j < c.n; ++j) {
+        float acc = 0.0f;
+        for (std::int64_t q = 0; q < c.k; ++q) {
+          const auto x = static_cast<float>(c.ta ? ma[q * c.m + i] : ma[i * c.k + q]);
+          const auto y = static_cast<float>(c.tb ? mb[j * c.k + q] : mb[q * c.n + j]);
+          acc = fused ? std::fma(x, y, acc) : acc + x * y;
+        }
+        if (e.bias) acc = acc + e.bias[e.bias_per_row ? i : j];
+        if (e.activation == GemmEpilogue::Activation::relu) acc = acc > 0.0f ? acc : 0.0f;
+        out.push_back(T(acc));
+      }
+  }
+  return out;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& x, const std::vector<T>& y, const char* what) {
+  REQUIRE(x.size() == y.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (std::memcmp(&x[i], &y[i], sizeof(T)) != 0) {
+      FAIL_CHECK(what << ": element " << i << " is " << static_cast<float>(x[i]) << ", want "
+                      << static_cast<float>(y[i]));
+      return false;
+    }
+  return true;
+}
+
+enum class Bias { none, per_column, per_row };
+
+template <class T>
+void check_case(std::mt19937& rng, const Case& c, Bias bias_kind = Bias::none,
+                GemmEpilogue::Activation activation = GemmEpilogue::Activation::none) {
+  CAPTURE(c.m);
+  CAPTURE(c.n);
+  CAPTURE(c.k);
+  CAPTURE(c.ta);
+  CAPTURE(c.tb);
+  CAPTURE(c.batches);
+  const std::vector<T> a = random_values<T>(rng, c.a_count * c.m * c.k);
+  const std::vector<T> b = random_values<T>(rng, c.b_count * c.k * c.n);
+  std::vector<std::int64_t> ai, bi;
+  for (std::int64_t i = 0; i < c.batches; ++i) {
+    ai.push_back(i % c.a_count);
+    bi.push_back(i / c.a_count % c.b_count);
+  }
+  std::vector<float> bias;
+  GemmEpilogue epilogue;
+  epilogue.activation = activation;
+  if (bias_kind != Bias::none) {
+    epilogue.bias_per_row = bias_kind == Bias::per_row;
+    bias = random_values<float>(rng, epilogue.bias_per_row ? c.m : c.n);
+    epilogue.bias = bias.data();
+  }
+  GemmArgs<T> args;
+  args.m = c.m;
+  args.n = c.n;
+  args.k = c.k;
+  args.a = a.data();
+  args.transpose_a = c.ta;
+  args.batches = c.batches;
+  args.a_index = ai.data();
+  args.b_index = bi.data();
+  args.epilogue = epilogue;
+  const auto run = [&](const Parallel& par, GemmIsa isa, bool packed) {
+    std::vector<T> out(static_cast<std::size_t>(c.batches * c.m * c.n), T(-7.0f));
+    GemmArgs<T> call = args;
+    call.c = out.data();
+    if (packed)
+      gemm(par, call, PackedB(b.data(), c.b_count, c.k, c.n, c.tb, isa, par));
+    else
+      gemm(par, call, b.data(), c.b_count, c.tb);
+    return out;
+  };
+  for (GemmIsa isa : supported_isas()) {
+    CAPTURE(isa_name(isa));
+    const std::vector<T> want = oracle(c, a, b, ai, bi, epilogue, gemm_fuses(isa));
+    const std::vector<T> got = run(Parallel(), isa, true);
+    if (!same_bits(got, want, "packed B, one thread")) continue;
+    for (ThreadPool* pool : test_pools()) {
+      CAPTURE(pool->size());
+      same_bits(run(Parallel(pool), isa, true), want, "packed B, threads");
+    }
+  }
+  // B as given (packed for the call, or read in place for a few rows of A), with the CPU's
+  // kernel.
+  const std::vector<T> want = oracle(c, a, b, ai, bi, epilogue, gemm_fuses(gemm_isa()));
+  same_bits(run(Parallel(), gemm_isa(), false), want, "raw B, one thread");
+  for (ThreadPool* pool : test_pools()) {
+    CAPTURE(pool->size());
+    same_bits(run(Parallel(pool), gemm_isa(), false), want, "raw B, threads");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GEMM: the CPU's kernel is among the supported ones") {
+  CHECK(gemm_isa_supported(GemmIsa::generic));
+  CHECK(gemm_isa_supported(gemm_isa()));
+  CHECK_FALSE(gemm_fuses(GemmIsa::generic));
+#if defined(__x86_64__)
+  CHECK(gemm_fuses(GemmIsa::avx2));
+  CHECK(gemm_fuses(GemmIsa::avx512));
+#endif
+}
+
+TEST_CASE("GEMM against a plain loop over k: sizes and transposes") {
+  std::mt19937 rng(5);
+  const std::vector<Case> cases = {
+      {1, 1, 1},     {1, 1, 7},     {1, 40, 3},    {5, 1, 9},     {2, 33, 17},
+      {3, 64, 64},   {4, 100, 31},  {13, 29, 37},  {14, 32, 256}, {15, 33, 257},
+      {29, 61, 97},  {6, 16, 5},    {7, 17, 1},    {127, 45, 19}, {131, 67, 600},
+      {20, 530, 40}, {3, 10, 1031}, {200, 96, 64}, {37, 1, 513},
+  };
+  for (const Case& base : cases)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        Case c = base;
+        c.ta = ta;
+        c.tb = tb;
+        check_case<float>(rng, c);
+      }
+}
+
+TEST_CASE("GEMM against a plain loop over k: batches, 16-bit floats, epilogue, empty k") {
+  std::mt19937 rng(6);
+  // Output i takes A i % a_count and B i / a_count % b_count.
+  check_case<float>(rng, {.m = 9, .n = 40, .k = 23, .a_count = 3, .b_count = 2, .batches = 6});
+  check_case<float>(rng, {.m = 2, .n = 35, .k = 23, .a_count = 1, .b_count = 3, .batches = 3});
+  check_case<float>(rng, {.m = 30, .n = 5, .k = 300, .tb = true, .a_count = 4, .batches = 4});
+  check_case<float16>(rng, {.m = 17, .n = 45, .k = 300});
+  check_case<float16>(rng, {.m = 3, .n = 20, .k = 11, .ta = true, .tb = true});
+  check_case<bfloat16>(rng, {.m = 23, .n = 70, .k = 40, .ta = true});
+  check_case<bfloat16>(rng, {.m = 1, .n = 9, .k = 600});
+  using enum GemmEpilogue::Activation;
+  check_case<float>(rng, {.m = 19, .n = 50, .k = 300}, Bias::per_column);
+  check_case<float>(rng, {.m = 33, .n = 47, .k = 20, .ta = true}, Bias::per_row, relu);
+  check_case<bfloat16>(rng, {.m = 16, .n = 70, .k = 9}, Bias::per_row, relu);
+  check_case<float>(rng, {.m = 3, .n = 33, .k = 0}, Bias::none, relu);
+  check_case<float>(rng, {.m = 40, .n = 33, .k = 0}, Bias::per_column);
+}
+
+TEST_CASE("GEMM: a large product gives the same bits on every thread count") {
+  std::mt19937 rng(7);
+  check_case<float>(rng, {.m = 300, .n = 700, .k = 520});
+}
