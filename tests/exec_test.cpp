@@ -19,8 +19,8 @@
 #include "op_tester.hpp"
 
 using namespace irlite;
-using irlite::testing::make_tensor;
-using irlite::testing::OpTester;
+using irlite::test::make_tensor;
+using irlite::test::OpTester;
 
 namespace {
 

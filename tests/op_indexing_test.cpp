@@ -25,8 +25,8 @@
 
 using namespace irlite;
 using namespace irlite::test;
-using irlite::testing::make_tensor;
-using irlite::testing::OpTester;
+using irlite::test::make_tensor;
+using irlite::test::OpTester;
 
 namespace {
 

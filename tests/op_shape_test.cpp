@@ -25,7 +25,7 @@
 
 using namespace irlite;
 using namespace irlite::test;
-using irlite::testing::OpTester;
+using irlite::test::OpTester;
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include "ops/registry.hpp"
 #include "ops/shape_utils.hpp"
 
-namespace irlite::testing {
+namespace irlite::test {
 namespace {
 
 std::string escape(std::string_view text) {
@@ -449,4 +449,4 @@ bool same_bits(const Tensor& a, const Tensor& b, std::size_t i) {
                      static_cast<const std::byte*>(b.data()) + i * w, w) == 0;
 }
 
-}  // namespace irlite::testing
+}  // namespace irlite::test

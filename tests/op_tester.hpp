@@ -26,7 +26,7 @@
 #include "irlite/irlite.hpp"
 #include "graph/op.hpp"
 
-namespace irlite::testing {
+namespace irlite::test {
 
 class OpTester {
  public:
@@ -138,4 +138,4 @@ bool same_bits(const Tensor& a, const Tensor& b, std::size_t i);
 /// Partial shape in the IR's Parameter `shape` spelling: no brackets, `...` for dynamic rank.
 std::string ir_shape_text(const PartialShape& shape);
 
-}  // namespace irlite::testing
+}  // namespace irlite::test

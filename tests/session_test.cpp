@@ -11,7 +11,7 @@
 #include "op_tester.hpp"
 
 using namespace irlite;
-using irlite::testing::OpTester;
+using irlite::test::OpTester;
 
 TEST_CASE("a layer that would allocate more than the session allows fails before allocating") {
   Tensor ids(ElementType::i64, {2});

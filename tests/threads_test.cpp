@@ -15,7 +15,7 @@
 #include "op_tester.hpp"
 
 using namespace irlite;
-using irlite::testing::OpTester;
+using irlite::test::OpTester;
 
 namespace {
 
