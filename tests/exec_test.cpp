@@ -19,8 +19,7 @@
 #include "op_tester.hpp"
 
 using namespace irlite;
-using irlite::test::make_tensor;
-using irlite::test::OpTester;
+using namespace irlite::test;
 
 namespace {
 
@@ -36,13 +35,6 @@ const ExecPlan::Step& step_of(const Model& m, std::string_view name) {
                    [&](const ExecPlan::Step& s) { return impl.graph.nodes[s.node].name == name; });
   REQUIRE_MESSAGE(it != impl.plan.steps.end(), "no layer " << name);
   return *it;
-}
-
-Tensor ints64(Shape shape, const std::vector<std::int64_t>& values) {
-  Tensor t(ElementType::i64, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  std::copy(values.begin(), values.end(), t.data<std::int64_t>());
-  return t;
 }
 
 // A chain of ReduceMax layers over `data_shape` f32, each reducing over the axes in `axes` (one
@@ -149,7 +141,7 @@ TEST_CASE("a static layer's output shapes come from the load, a dynamic one infe
   t.input_parameter("table", ElementType::f32, PartialShape{5, 2})
       .input_parameter("indices", ElementType::i64, PartialShape{4})
       .input_parameter("segment_ids", ElementType::i64, PartialShape{4})
-      .input_const("num_segments", ints64({}, {3}))
+      .input_const("num_segments", ints(ElementType::i64, {}, {3}))
       .outputs(1);
   const Model m = t.load();
   CHECK(step_of(m, "bags").shapes_fixed);
@@ -166,14 +158,14 @@ TEST_CASE("a static layer's output shapes come from the load, a dynamic one infe
   const Model dm = d.load();
   CHECK_FALSE(step_of(dm, "bags").shapes_fixed);
   Session s(dm);
-  const Tensor table = make_tensor(ElementType::f32, {5, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
-  const Tensor indices = ints64({4}, {0, 1, 2, 3});
-  const Tensor ids = ints64({4}, {0, 0, 1, 1});
+  const Tensor table = tensor(ElementType::f32, {5, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const Tensor indices = ints(ElementType::i64, {4}, {0, 1, 2, 3});
+  const Tensor ids = ints(ElementType::i64, {4}, {0, 0, 1, 1});
   for (std::int64_t segments : {2, 4}) {
     const auto out = s.run({{"table", table},
                             {"indices", indices},
                             {"segment_ids", ids},
-                            {"num_segments", ints64({}, {segments})}});
+                            {"num_segments", ints(ElementType::i64, {}, {segments})}});
     CHECK(out.at("out0").shape() == Shape{segments, 2});
   }
 
@@ -181,16 +173,14 @@ TEST_CASE("a static layer's output shapes come from the load, a dynamic one infe
   OpTester r("ReduceMax", "opset1", "max");
   r.attr("keep_dims", false)
       .input_parameter("x", ElementType::f32, PartialShape{Dimension(), 2})
-      .input_const("axes", ints64({1}, {1}))
+      .input_const("axes", ints(ElementType::i64, {1}, {1}))
       .outputs(1);
   const Model rm = r.load();
   CHECK_FALSE(step_of(rm, "max").shapes_fixed);
   Session rs(rm);
-  CHECK(rs.run({{"x", make_tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6})}})
-            .at("out0")
-            .shape() == Shape{3});
-  CHECK(rs.run({{"x", make_tensor(ElementType::f32, {1, 2}, {1, 2})}}).at("out0").shape() ==
-        Shape{1});
+  CHECK(rs.run({{"x", tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6})}}).at("out0").shape() ==
+        Shape{3});
+  CHECK(rs.run({{"x", tensor(ElementType::f32, {1, 2}, {1, 2})}}).at("out0").shape() == Shape{1});
 }
 
 TEST_CASE("bad values are reported at the layer alike in static and dynamic models") {
@@ -214,7 +204,7 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
       t.input_parameter("table", ElementType::f32, PartialShape{5, 2})
           .input_parameter("indices", ElementType::i64, PartialShape{n(2)})
           .input_parameter("segment_ids", ElementType::i64, PartialShape{n(2)})
-          .input_const("num_segments", ints64({}, {2}))
+          .input_const("num_segments", ints(ElementType::i64, {}, {2}))
           .input_parameter("default_index", ElementType::i64, PartialShape{})
           .outputs(1);
       CHECK(step_of(t.load(), "bags").shapes_fixed == !dynamic);
@@ -222,9 +212,9 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
       const auto feeds = [&](std::vector<std::int64_t> indices, std::vector<std::int64_t> ids,
                              std::int64_t def) {
         return std::map<std::string, Tensor>{{"table", table},
-                                             {"indices", ints64({2}, indices)},
-                                             {"segment_ids", ints64({2}, ids)},
-                                             {"default_index", ints64({}, {def})}};
+                                             {"indices", ints(ElementType::i64, {2}, indices)},
+                                             {"segment_ids", ints(ElementType::i64, {2}, ids)},
+                                             {"default_index", ints(ElementType::i64, {}, {def})}};
       };
       const std::string at = "layer 5 'bags' (EmbeddingSegmentsSum-3), input port ";
       CHECK(error_of(t, feeds({0, 5}, {0, 1}, -1))
@@ -243,12 +233,12 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
       t.attr("fill_mode", "zero")
           .input_parameter("data", ElementType::f32, PartialShape{n(3)})
           .input_parameter("segment_ids", ElementType::i32, PartialShape{n(3)})
-          .input_const("num_segments", ints64({}, {2}))
+          .input_const("num_segments", ints(ElementType::i64, {}, {2}))
           .outputs(1);
       CHECK(step_of(t.load(), "segments").shapes_fixed == !dynamic);
-      const Tensor data = make_tensor(ElementType::f32, {3}, {1, 2, 3});
+      const Tensor data = tensor(ElementType::f32, {3}, {1, 2, 3});
       const auto ids = [](std::initializer_list<double> v) {
-        return make_tensor(ElementType::i32, {3}, v);
+        return tensor(ElementType::i32, {3}, v);
       };
       CHECK(error_of(t, {{"data", data}, {"segment_ids", ids({0, 1, 0})}})
                 .find("layer 3 'segments' (SegmentMax-16), input port 1: segment_ids must be "
@@ -261,12 +251,12 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
       OpTester t("TopK", "opset11", "top");
       t.attr("axis", 0).attr("mode", "max").attr("sort", "value");
       t.input_parameter("data", ElementType::f32, PartialShape{n(3)})
-          .input_const("k", ints64({}, {5}))
+          .input_const("k", ints(ElementType::i64, {}, {5}))
           .outputs(2);
       // The model loads (OpenVINO does not clamp k to a static dimension), and every run fails.
       const Model m = t.load();
       CHECK_FALSE(step_of(m, "top").shapes_fixed);
-      CHECK(error_of(t, {{"data", make_tensor(ElementType::f32, {3}, {1, 2, 3})}})
+      CHECK(error_of(t, {{"data", tensor(ElementType::f32, {3}, {1, 2, 3})}})
                 .find("layer 2 'top' (TopK-11), input port 1: k (5) exceeds dimension 3 of "
                       "axis 0") != std::string::npos);
     }
@@ -281,8 +271,8 @@ TEST_CASE("a session reuses an output's memory once the caller drops it, never b
       .outputs(1);
   const Model m = t.load();
   Session s(m);
-  const Tensor a = make_tensor(ElementType::f32, {4}, {1, 2, 3, 4});
-  const Tensor b = make_tensor(ElementType::f32, {4}, {5, 6, 7, 8});
+  const Tensor a = tensor(ElementType::f32, {4}, {1, 2, 3, 4});
+  const Tensor b = tensor(ElementType::f32, {4}, {5, 6, 7, 8});
   const void* first = s.run({{"x", a}}).at("out0").data();
   // Dropped: the next run writes into the same memory.
   const auto second = s.run({{"x", b}});
@@ -314,7 +304,7 @@ TEST_CASE("layers of one size share buffers, and sharing holds no more than a ru
                       [](const ExecPlan::Buffer& b) { return b.keep; }));
     check_buffer_plan(m);
     Session s(m);
-    const Tensor x = make_tensor(ElementType::f32, {2}, {-1, 3});
+    const Tensor x = tensor(ElementType::f32, {2}, {-1, 3});
     for (int run = 0; run < 3; ++run) {
       const auto out = s.run({{"x", x}});
       CHECK(out.at("y").values<float>()[1] == 3);
@@ -457,13 +447,14 @@ TEST_CASE("a model is dynamic when a layer's outputs are, even with static input
   Session s(m);
   const Tensor data(ElementType::f32, {2, 1000});
   for (const std::int64_t k : {3, 7, 0})
-    CHECK(s.run({{"data", data}, {"k", ints64({}, {k})}}).at("values").shape() == Shape{2, k});
+    CHECK(s.run({{"data", data}, {"k", ints(ElementType::i64, {}, {k})}}).at("values").shape() ==
+          Shape{2, k});
 
   // With a Const k nothing is dynamic, and nothing is inferred at run time.
   OpTester c("TopK", "opset11", "top");
   c.attr("axis", 1).attr("mode", "max").attr("sort", "value");
   c.input_parameter("data", ElementType::f32, PartialShape{2, 1000})
-      .input_const("k", ints64({}, {5}))
+      .input_const("k", ints(ElementType::i64, {}, {5}))
       .outputs(2);
   const Model fixed = c.load();
   CHECK_FALSE(fixed.is_dynamic());

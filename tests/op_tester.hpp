@@ -6,8 +6,8 @@
 //
 //   OpTester t("TopK", "opset11");
 //   t.attr("axis", 1).attr("mode", "max").attr("sort", "value");
-//   t.input_parameter("data", make_tensor(ElementType::f32, {2, 3}, {1, 5, 2, 4, 0, 3}));
-//   t.input_const("k", make_tensor(ElementType::i64, {}, {2}));
+//   t.input_parameter("data", tensor(ElementType::f32, {2, 3}, {1, 5, 2, 4, 0, 3}));
+//   t.input_const("k", tensor(ElementType::i64, {}, {2}));
 //   std::vector<Tensor> out = t.run();  // out[0]: values, out[1]: indices
 
 #include <concepts>
@@ -16,15 +16,15 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "irlite/irlite.hpp"
 #include "graph/op.hpp"
+#include "irlite/irlite.hpp"
+#include "tensors.hpp"
 
 namespace irlite::test {
 
@@ -112,28 +112,6 @@ class OpTester {
   // Every blob a model was loaded from, kept alive with the tester.
   std::vector<std::shared_ptr<const std::vector<std::byte>>> blobs_;
 };
-
-/// `d` rounded once to nearest-even in float16 (no double rounding through float).
-float16 round_to_f16(double d);
-/// `d` rounded once to nearest-even in bfloat16.
-bfloat16 round_to_bf16(double d);
-
-/// A tensor from a flat list of numbers: decimals are rounded once to the element type;
-/// integer types require integral values in range (checked); boolean takes 0/1. Values beyond
-/// 2^53 are not exact as doubles: use tensor_from_json for those.
-Tensor make_tensor(ElementType type, Shape shape, std::initializer_list<double> values);
-
-/// A tensor from a flat JSON array, row-major. Integers are read as 64-bit (signed or
-/// unsigned) and must fit the element type; decimals are rounded once to the element type;
-/// booleans are true/false or 0/1. Throws std::invalid_argument on a count or range mismatch.
-Tensor tensor_from_json(ElementType type, const Shape& shape, const nlohmann::json& values);
-
-/// Element i as text (integers exactly, floats with 9 significant digits).
-std::string element_text(const Tensor& t, std::size_t i);
-/// Element i of a numeric tensor as a double (u64/i64 beyond 2^53 rounded).
-double element_as_double(const Tensor& t, std::size_t i);
-/// Whether element i of a and b have the same bytes (same element type assumed).
-bool same_bits(const Tensor& a, const Tensor& b, std::size_t i);
 
 /// Partial shape in the IR's Parameter `shape` spelling: no brackets, `...` for dynamic rank.
 std::string ir_shape_text(const PartialShape& shape);
