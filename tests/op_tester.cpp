@@ -1,75 +1,11 @@
 #include "op_tester.hpp"
 
-#include <cstring>
 #include <stdexcept>
 
 #include "core/attributes.hpp"
 #include "ops/registry.hpp"
-#include "ops/shape_utils.hpp"
 
 namespace irlite::test {
-namespace {
-
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// Port names: a comma inside a tensor name is escaped as `\,` (IR convention).
-std::string escape_names(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    if (c == ',') out += '\\';
-    out += c;
-  }
-  return escape(out);
-}
-
-std::string port_xml(std::int64_t id, ElementType type, const PartialShape& shape,
-                     std::string_view names, bool with_precision) {
-  std::string s = "<port id=\"" + std::to_string(id) + "\"";
-  if (with_precision) s += " precision=\"" + std::string(precision_name(type)) + "\"";
-  if (!names.empty()) s += " names=\"" + escape_names(names) + "\"";
-  // Dynamic rank is written with no <dim>, intervals as -1 (the IR writer's convention).
-  if (!shape.rank_is_static() || shape.rank() == 0) return s + "/>";
-  s += ">";
-  for (const Dimension& d : shape.dims())
-    s += "<dim>" + std::to_string(d.is_static() ? d.value() : -1) + "</dim>";
-  return s + "</port>";
-}
-
-std::size_t align8(std::size_t n) {
-  return (n + 7) / 8 * 8;
-}
-
-}  // namespace
-
-std::string ir_shape_text(const PartialShape& shape) {
-  if (!shape.rank_is_static()) return "...";
-  const std::string s = to_string(shape);  // "[a,b]"
-  return s.substr(1, s.size() - 2);
-}
 
 OpTester::OpTester(std::string type, std::string opset, std::string layer_name)
     : type_(std::move(type)), opset_(std::move(opset)), layer_name_(std::move(layer_name)) {}
@@ -161,106 +97,42 @@ std::vector<OutputInfo> OpTester::infer() const {
   return op->infer(infos);
 }
 
-std::string OpTester::xml() const {
+GraphBuilder OpTester::graph() const {
   const auto& names = output_names();
-  const std::size_t n_in = inputs_.size();
-  const std::size_t n_out = names.size();
-
   // Output ports say what the op infers, as a real writer's file would; a test of a rejected
   // layer still gets a well-formed document.
-  std::vector<OutputInfo> outs(
-      n_out, {n_in ? inputs_[0].type : ElementType::f32, PartialShape::dynamic_rank()});
+  std::vector<OutputInfo> outs(names.size(), {inputs_.empty() ? ElementType::f32 : inputs_[0].type,
+                                              PartialShape::dynamic_rank()});
   try {
     const auto inferred = infer();
-    for (std::size_t i = 0; i < n_out && i < inferred.size(); ++i) outs[i] = inferred[i];
+    for (std::size_t i = 0; i < outs.size() && i < inferred.size(); ++i) outs[i] = inferred[i];
   } catch (const Error&) {
   }
   for (const auto& [i, d] : declared_)
-    if (i < n_out) outs[i] = {d.type, d.shape};
+    if (i < outs.size()) outs[i] = {d.type, d.shape};
 
-  std::string s = "<?xml version=\"1.0\"?>\n<net name=\"" + escape(layer_name_) +
-                  "_test\" version=\"11\">\n  <layers>\n";
-  std::size_t offset = 0;
-  for (std::size_t i = 0; i < n_in; ++i) {
-    const Input& in = inputs_[i];
-    s += "    <layer id=\"" + std::to_string(i) + "\" name=\"" + escape(in.name) + "\" type=\"" +
-         (in.constant ? "Const" : "Parameter") + "\" version=\"opset1\">\n      <data ";
-    if (in.constant) {
-      const std::size_t size = in.value->byte_size();
-      s += "element_type=\"" + std::string(to_string(in.type)) + "\" shape=\"" +
-           ir_shape_text(in.shape) + "\" offset=\"" + std::to_string(offset) + "\" size=\"" +
-           std::to_string(size) + "\"/>\n";
-      offset = align8(offset + size);
-    } else {
-      s += "shape=\"" + escape(ir_shape_text(in.shape)) + "\" element_type=\"" +
-           std::string(to_string(in.type)) + "\"/>\n";
-    }
-    s += "      <output>" + port_xml(0, in.type, in.shape, in.name, true) + "</output>\n";
-    s += "    </layer>\n";
+  GraphBuilder g(layer_name_ + "_test");
+  std::vector<GraphBuilder::Port> ports;
+  for (const Input& in : inputs_)
+    ports.push_back(in.constant ? g.constant(in.name, *in.value)
+                                : g.parameter(in.name, in.type, in.shape));
+  std::vector<ElementType> types;
+  for (const OutputInfo& o : outs) types.push_back(o.type);
+  const auto op = g.layer(type_, opset_, attrs_, ports, types, layer_name_);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    g.declare(op[i], outs[i].type, outs[i].shape);
+    g.result(op[i], names[i]);
   }
-
-  const std::size_t op_id = n_in;
-  s += "    <layer id=\"" + std::to_string(op_id) + "\" name=\"" + escape(layer_name_) +
-       "\" type=\"" + escape(type_) + "\" version=\"" + escape(opset_) + "\">\n";
-  if (!attrs_.empty()) {
-    s += "      <data";
-    for (const auto& [k, v] : attrs_) s += " " + k + "=\"" + escape(v) + "\"";
-    s += "/>\n";
-  }
-  if (n_in) {
-    s += "      <input>\n";
-    for (std::size_t i = 0; i < n_in; ++i)
-      s += "        " +
-           port_xml(static_cast<std::int64_t>(i), inputs_[i].type, inputs_[i].shape, "", true) +
-           "\n";
-    s += "      </input>\n";
-  }
-  if (n_out) {
-    s += "      <output>\n";
-    for (std::size_t i = 0; i < n_out; ++i)
-      s += "        " +
-           port_xml(static_cast<std::int64_t>(n_in + i), outs[i].type, outs[i].shape, names[i],
-                    true) +
-           "\n";
-    s += "      </output>\n";
-  }
-  s += "    </layer>\n";
-
-  for (std::size_t i = 0; i < n_out; ++i) {
-    s += "    <layer id=\"" + std::to_string(op_id + 1 + i) + "\" name=\"" + escape(names[i]) +
-         "/sink_port_0\" type=\"Result\" version=\"opset1\">\n      <input>" +
-         port_xml(0, outs[i].type, outs[i].shape, "", true) + "</input>\n    </layer>\n";
-  }
-  s += "  </layers>\n  <edges>\n";
-  for (std::size_t i = 0; i < n_in; ++i)
-    s += "    <edge from-layer=\"" + std::to_string(i) + "\" from-port=\"0\" to-layer=\"" +
-         std::to_string(op_id) + "\" to-port=\"" + std::to_string(i) + "\"/>\n";
-  for (std::size_t i = 0; i < n_out; ++i)
-    s += "    <edge from-layer=\"" + std::to_string(op_id) + "\" from-port=\"" +
-         std::to_string(n_in + i) + "\" to-layer=\"" + std::to_string(op_id + 1 + i) +
-         "\" to-port=\"0\"/>\n";
-  s += "  </edges>\n  <rt_info/>\n</net>\n";
-  return s;
+  return g;
 }
 
-std::vector<std::byte> OpTester::weights() const {
-  std::vector<std::byte> blob;
-  for (const Input& in : inputs_) {
-    if (!in.constant) continue;
-    const std::size_t at = blob.size();
-    blob.resize(align8(at + in.value->byte_size()));
-    if (in.value->byte_size())
-      std::memcpy(blob.data() + at, in.value->data(), in.value->byte_size());
-  }
-  return blob;
+std::string OpTester::xml() const {
+  return graph().xml();
 }
 
 Model OpTester::load(const LoadOptions& options) {
-  auto blob = std::make_shared<const std::vector<std::byte>>(weights());
-  blobs_.push_back(blob);
-  Model m = Model::load_from_memory(xml(), *blob, options, layer_name_ + ".xml");
-  model_ = m;
-  return m;
+  model_ = graph().load(options, layer_name_ + ".xml");
+  return *model_;
 }
 
 std::vector<Tensor> OpTester::run(const std::map<std::string, Tensor>& feeds) {

@@ -1,8 +1,8 @@
 #pragma once
-// A one-op model builder for tests: Parameters and Consts feed a single layer whose every output
-// goes to a Result. It writes a real IR v11 document and weights blob and loads them through
-// Model::load_from_memory, so a test exercises the loader, shape inference and executor exactly
-// as a user's file would.
+// A one-op model for tests: Parameters and Consts feed a single layer whose every output goes to
+// a Result, written by GraphBuilder (with the output ports the op infers, as a serializer writes
+// them) and loaded from memory, so a test exercises the loader, shape inference and executor
+// exactly as a user's file would.
 //
 //   OpTester t("TopK", "opset11");
 //   t.attr("axis", 1).attr("mode", "max").attr("sort", "value");
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "graph/op.hpp"
+#include "graph_builder.hpp"
 #include "irlite/irlite.hpp"
 #include "tensors.hpp"
 
@@ -63,12 +64,11 @@ class OpTester {
   /// carry what the registered op infers (the first input's type and no dims when it cannot).
   OpTester& declare_output(std::size_t index, ElementType type, PartialShape shape);
 
+  /// The model as a GraphBuilder, to write or to change.
+  GraphBuilder graph() const;
   /// The IR v11 document.
   std::string xml() const;
-  /// The weights blob the Consts point into (each Const at an 8-byte aligned offset).
-  std::vector<std::byte> weights() const;
-  /// Loads xml() and weights(). The blob stays inside the tester, so the tester must outlive
-  /// the model and everything obtained from it.
+  /// Loads the model; it keeps its own copy of the weights.
   Model load(const LoadOptions& options = {});
   /// Loads the model (again if the tester changed since), runs it with the Parameter values
   /// given to input_parameter() overridden or completed by `feeds`, and returns the op's
@@ -109,11 +109,6 @@ class OpTester {
   bool outputs_set_ = false;
   std::map<std::size_t, Declared> declared_;
   std::optional<Model> model_;
-  // Every blob a model was loaded from, kept alive with the tester.
-  std::vector<std::shared_ptr<const std::vector<std::byte>>> blobs_;
 };
-
-/// Partial shape in the IR's Parameter `shape` spelling: no brackets, `...` for dynamic rank.
-std::string ir_shape_text(const PartialShape& shape);
 
 }  // namespace irlite::test
