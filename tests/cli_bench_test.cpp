@@ -13,7 +13,7 @@
 #include "npy.hpp"
 
 using namespace irlite;
-using namespace irlite::cli_test;
+using namespace irlite::test;
 
 TEST_CASE("cli: bench -n --json reports every field over exactly n timed runs") {
   const Outcome o =

@@ -14,7 +14,7 @@
 #include "npy.hpp"
 
 using namespace irlite;
-using namespace irlite::cli_test;
+using namespace irlite::test;
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "npy.hpp"
 
 using namespace irlite;
-using namespace irlite::cli_test;
+using namespace irlite::test;
 
 TEST_CASE("cli: run --json describes inputs, outputs and timings") {
   TempDir dir;

@@ -15,7 +15,7 @@
 #include "npz.hpp"
 
 using namespace irlite;
-using namespace irlite::cli_test;
+using namespace irlite::test;
 
 namespace {
 

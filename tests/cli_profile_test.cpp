@@ -25,7 +25,7 @@
 #include "npy.hpp"
 
 using namespace irlite;
-using namespace irlite::cli_test;
+using namespace irlite::test;
 namespace fs = std::filesystem;
 
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace irlite::cli_test {
+namespace irlite::test {
 
 /// The sample models of tests/data/cli/, with the trailing slash.
 inline const std::string kCliData = std::string(IRLITE_TEST_DATA) + "/cli/";
@@ -113,4 +113,4 @@ inline void check_error(const Outcome& o, int status, const std::vector<std::str
   for (const std::string& part : parts) CHECK_MESSAGE(contains(lines[0], part), part);
 }
 
-}  // namespace irlite::cli_test
+}  // namespace irlite::test

@@ -37,7 +37,6 @@
 #include "ops/shape_utils.hpp"
 
 using namespace irlite;
-using namespace irlite::testing;
 using namespace irlite::test;
 using json = nlohmann::json;
 

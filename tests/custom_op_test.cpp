@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "irlite/irlite.hpp"
+#include "tensors.hpp"
 
 using namespace irlite;
+using namespace irlite::test;
 
 namespace {
 
@@ -186,18 +188,6 @@ Model load(const std::string& xml, std::span<const std::byte> weights = {}) {
   return Model::load_from_memory(xml, weights, options, "custom.xml");
 }
 
-Tensor f32_tensor(Shape shape, std::vector<float> values) {
-  Tensor t(ElementType::f32, std::move(shape));
-  for (std::size_t i = 0; i < values.size(); ++i) t.data<float>()[i] = values[i];
-  return t;
-}
-
-Tensor i64_scalar(std::int64_t v) {
-  Tensor t(ElementType::i64, {});
-  t.data<std::int64_t>()[0] = v;
-  return t;
-}
-
 std::vector<float> floats(const Tensor& t) {
   const auto v = t.values<float>();
   return {v.begin(), v.end()};
@@ -216,7 +206,7 @@ TEST_CASE("custom op: built from its attributes, inferred at load, run") {
   CHECK(layer.opset == "extension");
   CHECK(layer.attributes == std::vector<std::pair<std::string, std::string>>{{"factor", "2.5"}});
   Session s(m);
-  const auto out = s.run({{"x", f32_tensor({2, 3}, {1, 2, 3, -4, 0, 0.5f})}});
+  const auto out = s.run({{"x", tensor(ElementType::f32, {2, 3}, {1, 2, 3, -4, 0, 0.5f})}});
   CHECK(floats(out.at("y")) == std::vector<float>{2.5f, 5, 7.5f, -10, 0, 1.25f});
 }
 
@@ -225,13 +215,13 @@ TEST_CASE("custom op: dynamic shapes at load, static ones at each run") {
   CHECK(to_string(m.outputs()[0].shape) == "[?,3]");
   CHECK(m.is_dynamic());
   Session s(m);
-  CHECK(s.run({{"x", f32_tensor({1, 3}, {1, 2, 3})}}).at("y").shape() == Shape{1, 3});
-  const auto out = s.run({{"x", f32_tensor({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  CHECK(s.run({{"x", tensor(ElementType::f32, {1, 3}, {1, 2, 3})}}).at("y").shape() == Shape{1, 3});
+  const auto out = s.run({{"x", tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6})}});
   CHECK(floats(out.at("y")) == std::vector<float>{2.5f, 5, 7.5f, 10, 12.5f, 15});
   // A reshaped copy still runs the custom op.
   const Model r = m.reshape({{"x", PartialShape{1, 3}}});
   CHECK(to_string(r.outputs()[0].shape) == "[1,3]");
-  CHECK(floats(Session(r).run({{"x", f32_tensor({1, 3}, {4, 0, -2})}}).at("y")) ==
+  CHECK(floats(Session(r).run({{"x", tensor(ElementType::f32, {1, 3}, {4, 0, -2})}}).at("y")) ==
         std::vector<float>{10, 0, -5});
 }
 
@@ -242,7 +232,7 @@ TEST_CASE("custom op: a shape that depends on a value, a Const's at load or a Pa
     CHECK_FALSE(m.is_dynamic());
     CHECK(m.layers()[2].type == "Repeat");
     CHECK(m.layers()[2].version == 2);
-    const auto out = Session(m).run({{"data", f32_tensor({2}, {1, 2})}});
+    const auto out = Session(m).run({{"data", tensor(ElementType::f32, {2}, {1, 2})}});
     CHECK(floats(out.at("y")) == std::vector<float>{1, 2, 1, 2, 1, 2});
   }
   SUBCASE("Parameter count: dynamic at load, inferred from the value at run") {
@@ -250,10 +240,12 @@ TEST_CASE("custom op: a shape that depends on a value, a Const's at load or a Pa
     CHECK(to_string(m.outputs()[0].shape) == "[?]");
     CHECK(m.is_dynamic());
     Session s(m);
-    const auto out = s.run({{"data", f32_tensor({2}, {1, 2})}, {"count", i64_scalar(2)}});
+    const auto out = s.run({{"data", tensor(ElementType::f32, {2}, {1, 2})},
+                            {"count", ints(ElementType::i64, {}, {2})}});
     CHECK(floats(out.at("y")) == std::vector<float>{1, 2, 1, 2});
     CHECK_THROWS_WITH_AS(
-        s.run({{"data", f32_tensor({2}, {1, 2})}, {"count", i64_scalar(-1)}}),
+        s.run({{"data", tensor(ElementType::f32, {2}, {1, 2})},
+               {"count", ints(ElementType::i64, {}, {-1})}}),
         "custom.xml:10:2: layer 2 'repeat' (Repeat-2), input port 1: count must not be negative, "
         "got -1",
         Error);
@@ -290,7 +282,7 @@ TEST_CASE("custom op: shape rule and kernel errors are located like a built-in o
   // An exception other than irlite::Error becomes one, with the layer's place.
   Session s(load(one_input_model("2", "Throws", "")));
   try {
-    s.run({{"x", f32_tensor({2}, {1, 2})}});
+    s.run({{"x", tensor(ElementType::f32, {2}, {1, 2})}});
     FAIL("ran");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::value);
@@ -298,11 +290,11 @@ TEST_CASE("custom op: shape rule and kernel errors are located like a built-in o
           "custom.xml:7:2: layer 1 'op' (Throws-1): custom op failed: the device is not ready");
   }
   // The outputs are written in place, not replaced.
-  CHECK_THROWS_WITH_AS(
-      Session(load(one_input_model("2", "Replaces", ""))).run({{"x", f32_tensor({2}, {1, 2})}}),
-      "custom.xml:7:2: layer 1 'op' (Replaces-1): the custom op replaced output 0 "
-      "instead of writing into it",
-      Error);
+  CHECK_THROWS_WITH_AS(Session(load(one_input_model("2", "Replaces", "")))
+                           .run({{"x", tensor(ElementType::f32, {2}, {1, 2})}}),
+                       "custom.xml:7:2: layer 1 'op' (Replaces-1): the custom op replaced output 0 "
+                       "instead of writing into it",
+                       Error);
   // The rule must give the registered number of outputs.
   CHECK_THROWS_WITH_AS(load(one_input_model("2", "TwoOutputs", "")),
                        "custom.xml:7:2: layer 1 'op' (TwoOutputs-1): the custom shape rule gave 2 "
@@ -328,7 +320,7 @@ TEST_CASE("custom op: the model keeps what it needs of the registration") {
     options.custom_ops = test_ops();
     return Model::load_from_memory(one_input_model("2", "Scale"), {}, options);
   }();
-  CHECK(floats(Session(m).run({{"x", f32_tensor({2}, {2, 4})}}).at("y")) ==
+  CHECK(floats(Session(m).run({{"x", tensor(ElementType::f32, {2}, {2, 4})}}).at("y")) ==
         std::vector<float>{5, 10});
 }
 

@@ -19,8 +19,7 @@
 #include "op_tester.hpp"
 
 using namespace irlite;
-using irlite::testing::make_tensor;
-using irlite::testing::OpTester;
+using namespace irlite::test;
 
 namespace {
 
@@ -38,58 +37,21 @@ const ExecPlan::Step& step_of(const Model& m, std::string_view name) {
   return *it;
 }
 
-Tensor ints64(Shape shape, const std::vector<std::int64_t>& values) {
-  Tensor t(ElementType::i64, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  std::copy(values.begin(), values.end(), t.data<std::int64_t>());
-  return t;
-}
-
 // A chain of ReduceMax layers over `data_shape` f32, each reducing over the axes in `axes` (one
-// Const per layer; an empty list is the identity), named l1..ln, the last one's output named y.
-std::string reduce_chain_xml(const std::string& data_shape,
-                             const std::vector<std::vector<std::int64_t>>& axes,
-                             std::vector<std::byte>& weights) {
-  std::string layers =
-      "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"" +
-      data_shape +
-      "\" element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\" "
-      "names=\"x\"/></output></layer>\n";
-  std::string edges;
-  int id = 1;
-  int previous = 0;
+// Const per layer, a1..an; an empty list is the identity), named l1..ln, the last one's output
+// named y.
+Model reduce_chain(const PartialShape& data_shape,
+                   const std::vector<std::vector<std::int64_t>>& axes) {
+  GraphBuilder g("chain");
+  GraphBuilder::Port previous = g.parameter("x", ElementType::f32, data_shape);
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    const int c = id++;
-    const std::size_t offset = weights.size();
-    for (std::int64_t a : axes[i]) {
-      const auto* p = reinterpret_cast<const std::byte*>(&a);
-      weights.insert(weights.end(), p, p + sizeof a);
-    }
-    layers += "<layer id=\"" + std::to_string(c) + "\" name=\"a" + std::to_string(i + 1) +
-              "\" type=\"Const\" version=\"opset1\"><data element_type=\"i64\" shape=\"" +
-              std::to_string(axes[i].size()) + "\" offset=\"" + std::to_string(offset) +
-              "\" size=\"" + std::to_string(8 * axes[i].size()) +
-              "\"/><output><port id=\"0\" precision=\"I64\"/></output></layer>\n";
-    const int r = id++;
-    const bool last = i + 1 == axes.size();
-    layers += "<layer id=\"" + std::to_string(r) + "\" name=\"l" + std::to_string(i + 1) +
-              "\" type=\"ReduceMax\" version=\"opset1\"><data keep_dims=\"false\"/><input><port "
-              "id=\"0\"/><port id=\"1\"/></input><output><port id=\"2\" precision=\"FP32\"" +
-              (last ? " names=\"y\"" : "") + "/></output></layer>\n";
-    edges += "<edge from-layer=\"" + std::to_string(previous) + "\" from-port=\"" +
-             (previous == 0 ? "0" : "2") + "\" to-layer=\"" + std::to_string(r) +
-             "\" to-port=\"0\"/>\n";
-    edges += "<edge from-layer=\"" + std::to_string(c) + "\" from-port=\"0\" to-layer=\"" +
-             std::to_string(r) + "\" to-port=\"1\"/>\n";
-    previous = r;
+    const std::string n = std::to_string(i + 1);
+    const auto a = g.constant("a" + n, i64s(axes[i]));
+    previous = g.layer("ReduceMax", "opset1", {{"keep_dims", "false"}}, {previous, a},
+                       {ElementType::f32}, "l" + n)[0];
   }
-  layers += "<layer id=\"" + std::to_string(id) +
-            "\" name=\"y/sink\" type=\"Result\" version=\"opset1\"><input><port "
-            "id=\"0\"/></input></layer>\n";
-  edges += "<edge from-layer=\"" + std::to_string(previous) + "\" from-port=\"2\" to-layer=\"" +
-           std::to_string(id) + "\" to-port=\"0\"/>\n";
-  return "<?xml version=\"1.0\"?>\n<net name=\"chain\" version=\"11\"><layers>\n" + layers +
-         "</layers><edges>\n" + edges + "</edges></net>\n";
+  g.result(previous, "y");
+  return g.load();
 }
 
 // Checks the plan's buffers against the memory a run holds without them: values sharing a
@@ -149,7 +111,7 @@ TEST_CASE("a static layer's output shapes come from the load, a dynamic one infe
   t.input_parameter("table", ElementType::f32, PartialShape{5, 2})
       .input_parameter("indices", ElementType::i64, PartialShape{4})
       .input_parameter("segment_ids", ElementType::i64, PartialShape{4})
-      .input_const("num_segments", ints64({}, {3}))
+      .input_const("num_segments", ints(ElementType::i64, {}, {3}))
       .outputs(1);
   const Model m = t.load();
   CHECK(step_of(m, "bags").shapes_fixed);
@@ -166,14 +128,14 @@ TEST_CASE("a static layer's output shapes come from the load, a dynamic one infe
   const Model dm = d.load();
   CHECK_FALSE(step_of(dm, "bags").shapes_fixed);
   Session s(dm);
-  const Tensor table = make_tensor(ElementType::f32, {5, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
-  const Tensor indices = ints64({4}, {0, 1, 2, 3});
-  const Tensor ids = ints64({4}, {0, 0, 1, 1});
+  const Tensor table = tensor(ElementType::f32, {5, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const Tensor indices = ints(ElementType::i64, {4}, {0, 1, 2, 3});
+  const Tensor ids = ints(ElementType::i64, {4}, {0, 0, 1, 1});
   for (std::int64_t segments : {2, 4}) {
     const auto out = s.run({{"table", table},
                             {"indices", indices},
                             {"segment_ids", ids},
-                            {"num_segments", ints64({}, {segments})}});
+                            {"num_segments", ints(ElementType::i64, {}, {segments})}});
     CHECK(out.at("out0").shape() == Shape{segments, 2});
   }
 
@@ -181,16 +143,14 @@ TEST_CASE("a static layer's output shapes come from the load, a dynamic one infe
   OpTester r("ReduceMax", "opset1", "max");
   r.attr("keep_dims", false)
       .input_parameter("x", ElementType::f32, PartialShape{Dimension(), 2})
-      .input_const("axes", ints64({1}, {1}))
+      .input_const("axes", ints(ElementType::i64, {1}, {1}))
       .outputs(1);
   const Model rm = r.load();
   CHECK_FALSE(step_of(rm, "max").shapes_fixed);
   Session rs(rm);
-  CHECK(rs.run({{"x", make_tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6})}})
-            .at("out0")
-            .shape() == Shape{3});
-  CHECK(rs.run({{"x", make_tensor(ElementType::f32, {1, 2}, {1, 2})}}).at("out0").shape() ==
-        Shape{1});
+  CHECK(rs.run({{"x", tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6})}}).at("out0").shape() ==
+        Shape{3});
+  CHECK(rs.run({{"x", tensor(ElementType::f32, {1, 2}, {1, 2})}}).at("out0").shape() == Shape{1});
 }
 
 TEST_CASE("bad values are reported at the layer alike in static and dynamic models") {
@@ -214,7 +174,7 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
       t.input_parameter("table", ElementType::f32, PartialShape{5, 2})
           .input_parameter("indices", ElementType::i64, PartialShape{n(2)})
           .input_parameter("segment_ids", ElementType::i64, PartialShape{n(2)})
-          .input_const("num_segments", ints64({}, {2}))
+          .input_const("num_segments", ints(ElementType::i64, {}, {2}))
           .input_parameter("default_index", ElementType::i64, PartialShape{})
           .outputs(1);
       CHECK(step_of(t.load(), "bags").shapes_fixed == !dynamic);
@@ -222,9 +182,9 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
       const auto feeds = [&](std::vector<std::int64_t> indices, std::vector<std::int64_t> ids,
                              std::int64_t def) {
         return std::map<std::string, Tensor>{{"table", table},
-                                             {"indices", ints64({2}, indices)},
-                                             {"segment_ids", ints64({2}, ids)},
-                                             {"default_index", ints64({}, {def})}};
+                                             {"indices", ints(ElementType::i64, {2}, indices)},
+                                             {"segment_ids", ints(ElementType::i64, {2}, ids)},
+                                             {"default_index", ints(ElementType::i64, {}, {def})}};
       };
       const std::string at = "layer 5 'bags' (EmbeddingSegmentsSum-3), input port ";
       CHECK(error_of(t, feeds({0, 5}, {0, 1}, -1))
@@ -243,12 +203,12 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
       t.attr("fill_mode", "zero")
           .input_parameter("data", ElementType::f32, PartialShape{n(3)})
           .input_parameter("segment_ids", ElementType::i32, PartialShape{n(3)})
-          .input_const("num_segments", ints64({}, {2}))
+          .input_const("num_segments", ints(ElementType::i64, {}, {2}))
           .outputs(1);
       CHECK(step_of(t.load(), "segments").shapes_fixed == !dynamic);
-      const Tensor data = make_tensor(ElementType::f32, {3}, {1, 2, 3});
+      const Tensor data = tensor(ElementType::f32, {3}, {1, 2, 3});
       const auto ids = [](std::initializer_list<double> v) {
-        return make_tensor(ElementType::i32, {3}, v);
+        return tensor(ElementType::i32, {3}, v);
       };
       CHECK(error_of(t, {{"data", data}, {"segment_ids", ids({0, 1, 0})}})
                 .find("layer 3 'segments' (SegmentMax-16), input port 1: segment_ids must be "
@@ -261,12 +221,12 @@ TEST_CASE("bad values are reported at the layer alike in static and dynamic mode
       OpTester t("TopK", "opset11", "top");
       t.attr("axis", 0).attr("mode", "max").attr("sort", "value");
       t.input_parameter("data", ElementType::f32, PartialShape{n(3)})
-          .input_const("k", ints64({}, {5}))
+          .input_const("k", ints(ElementType::i64, {}, {5}))
           .outputs(2);
       // The model loads (OpenVINO does not clamp k to a static dimension), and every run fails.
       const Model m = t.load();
       CHECK_FALSE(step_of(m, "top").shapes_fixed);
-      CHECK(error_of(t, {{"data", make_tensor(ElementType::f32, {3}, {1, 2, 3})}})
+      CHECK(error_of(t, {{"data", tensor(ElementType::f32, {3}, {1, 2, 3})}})
                 .find("layer 2 'top' (TopK-11), input port 1: k (5) exceeds dimension 3 of "
                       "axis 0") != std::string::npos);
     }
@@ -281,8 +241,8 @@ TEST_CASE("a session reuses an output's memory once the caller drops it, never b
       .outputs(1);
   const Model m = t.load();
   Session s(m);
-  const Tensor a = make_tensor(ElementType::f32, {4}, {1, 2, 3, 4});
-  const Tensor b = make_tensor(ElementType::f32, {4}, {5, 6, 7, 8});
+  const Tensor a = tensor(ElementType::f32, {4}, {1, 2, 3, 4});
+  const Tensor b = tensor(ElementType::f32, {4}, {5, 6, 7, 8});
   const void* first = s.run({{"x", a}}).at("out0").data();
   // Dropped: the next run writes into the same memory.
   const auto second = s.run({{"x", b}});
@@ -304,17 +264,14 @@ TEST_CASE("a session reuses an output's memory once the caller drops it, never b
 
 TEST_CASE("layers of one size share buffers, and sharing holds no more than a run's peak") {
   SUBCASE("a chain of identities needs two buffers") {
-    std::vector<std::byte> weights;
-    const std::string xml =
-        reduce_chain_xml("2", std::vector<std::vector<std::int64_t>>(50), weights);
-    const Model m = Model::load_from_memory(xml, weights);
+    const Model m = reduce_chain(PartialShape{2}, std::vector<std::vector<std::int64_t>>(50));
     const ExecPlan& plan = plan_of(m);
     CHECK(plan.buffers.size() == 2);
     CHECK(std::all_of(plan.buffers.begin(), plan.buffers.end(),
                       [](const ExecPlan::Buffer& b) { return b.keep; }));
     check_buffer_plan(m);
     Session s(m);
-    const Tensor x = make_tensor(ElementType::f32, {2}, {-1, 3});
+    const Tensor x = tensor(ElementType::f32, {2}, {-1, 3});
     for (int run = 0; run < 3; ++run) {
       const auto out = s.run({{"x", x}});
       CHECK(out.at("y").values<float>()[1] == 3);
@@ -323,9 +280,7 @@ TEST_CASE("layers of one size share buffers, and sharing holds no more than a ru
   SUBCASE("a large value that dies early is not kept for the next run") {
     // [64,64,64] -> [64,64] (16 KiB) -> [64] -> []: keeping the 16 KiB buffer past its last
     // reader would hold it beside the later values, above the peak.
-    std::vector<std::byte> weights;
-    const std::string xml = reduce_chain_xml("64,64,64", {{0}, {0}, {0}}, weights);
-    const Model m = Model::load_from_memory(xml, weights);
+    const Model m = reduce_chain(PartialShape{64, 64, 64}, {{0}, {0}, {0}});
     const ExecPlan& plan = plan_of(m);
     const ExecPlan::Slot& big = plan.slots[step_of(m, "l1").first_output];
     REQUIRE(big.bytes == std::size_t{16384});
@@ -346,10 +301,7 @@ TEST_CASE("layers of one size share buffers, and sharing holds no more than a ru
 TEST_CASE("a run's memory budget counts the values alive together, not one at a time") {
   // x [1000] -> l1 -> l2 -> l3, identities of 4000 bytes each: l1 dies once l2 has run, so
   // at most two live together.
-  std::vector<std::byte> weights;
-  const std::string xml =
-      reduce_chain_xml("1000", std::vector<std::vector<std::int64_t>>(3), weights);
-  const Model m = Model::load_from_memory(xml, weights);
+  const Model m = reduce_chain(PartialShape{1000}, std::vector<std::vector<std::int64_t>>(3));
   const Tensor x(ElementType::f32, {1000});
   SessionOptions options;
   options.num_threads = 1;
@@ -377,44 +329,26 @@ namespace {
 
 // x f32 [64,10000] -> TopK-11 (axis 0, k 1): values [1,10000] and indices [1,10000] i32, which
 // nothing reads -> SegmentMax (ids {0}, 4 segments) -> y [4,10000] f32.
-std::string unused_indices_xml(std::vector<std::byte>& weights) {
-  const auto put = [&](std::vector<std::int64_t> values) {
-    const std::size_t offset = weights.size();
-    const auto* p = reinterpret_cast<const std::byte*>(values.data());
-    weights.insert(weights.end(), p, p + 8 * values.size());
-    return "offset=\"" + std::to_string(offset) + "\" size=\"" + std::to_string(8 * values.size()) +
-           "\"";
-  };
-  const std::string k = put({1}), ids = put({0}), num = put({4});
-  return R"(<?xml version="1.0"?>
-<net name="unused" version="11"><layers>
-<layer id="0" name="x" type="Parameter" version="opset1"><data shape="64,10000" element_type="f32"/><output><port id="0" precision="FP32"/></output></layer>
-<layer id="1" name="k" type="Const" version="opset1"><data element_type="i64" shape="" )" +
-         k + R"(/><output><port id="0" precision="I64"/></output></layer>
-<layer id="2" name="top" type="TopK" version="opset11"><data axis="0" mode="max" sort="value" index_element_type="i32"/><input><port id="0"/><port id="1"/></input><output><port id="2" precision="FP32"/><port id="3" precision="I32"/></output></layer>
-<layer id="3" name="ids" type="Const" version="opset1"><data element_type="i64" shape="1" )" +
-         ids + R"(/><output><port id="0" precision="I64"/></output></layer>
-<layer id="4" name="num" type="Const" version="opset1"><data element_type="i64" shape="" )" +
-         num + R"(/><output><port id="0" precision="I64"/></output></layer>
-<layer id="5" name="seg" type="SegmentMax" version="opset16"><data fill_mode="zero"/><input><port id="0"/><port id="1"/><port id="2"/></input><output><port id="3" precision="FP32" names="y"/></output></layer>
-<layer id="6" name="y/sink" type="Result" version="opset1"><input><port id="0"/></input></layer>
-</layers><edges>
-<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
-<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-<edge from-layer="2" from-port="2" to-layer="5" to-port="0"/>
-<edge from-layer="3" from-port="0" to-layer="5" to-port="1"/>
-<edge from-layer="4" from-port="0" to-layer="5" to-port="2"/>
-<edge from-layer="5" from-port="3" to-layer="6" to-port="0"/>
-</edges></net>
-)";
+Model unused_indices_model() {
+  GraphBuilder g("unused");
+  const auto x = g.parameter("x", ElementType::f32, PartialShape{64, 10000});
+  const auto k = g.constant("k", ints(ElementType::i64, {}, {1}));
+  const auto top =
+      g.layer("TopK", "opset11",
+              {{"axis", "0"}, {"mode", "max"}, {"sort", "value"}, {"index_element_type", "i32"}},
+              {x, k}, {ElementType::f32, ElementType::i32}, "top");
+  const auto ids = g.constant("ids", i64s({0}));
+  const auto num = g.constant("num", ints(ElementType::i64, {}, {4}));
+  const auto seg = g.layer("SegmentMax", "opset16", {{"fill_mode", "zero"}}, {top[0], ids, num},
+                           {ElementType::f32}, "seg");
+  g.result(seg[0], "y");
+  return g.load();
 }
 
 }  // namespace
 
 TEST_CASE("an output nothing reads leaves the budget right after its layer") {
-  std::vector<std::byte> weights;
-  const std::string xml = unused_indices_xml(weights);
-  const Model m = Model::load_from_memory(xml, weights);
+  const Model m = unused_indices_model();
   REQUIRE(to_string(m.outputs()[0].shape) == "[4,10000]");
   Tensor x(ElementType::f32, {64, 10000});
   for (std::size_t i = 0; i < x.size(); ++i) x.data<float>()[i] = static_cast<float>(i % 997);
@@ -457,13 +391,14 @@ TEST_CASE("a model is dynamic when a layer's outputs are, even with static input
   Session s(m);
   const Tensor data(ElementType::f32, {2, 1000});
   for (const std::int64_t k : {3, 7, 0})
-    CHECK(s.run({{"data", data}, {"k", ints64({}, {k})}}).at("values").shape() == Shape{2, k});
+    CHECK(s.run({{"data", data}, {"k", ints(ElementType::i64, {}, {k})}}).at("values").shape() ==
+          Shape{2, k});
 
   // With a Const k nothing is dynamic, and nothing is inferred at run time.
   OpTester c("TopK", "opset11", "top");
   c.attr("axis", 1).attr("mode", "max").attr("sort", "value");
   c.input_parameter("data", ElementType::f32, PartialShape{2, 1000})
-      .input_const("k", ints64({}, {5}))
+      .input_const("k", ints(ElementType::i64, {}, {5}))
       .outputs(2);
   const Model fixed = c.load();
   CHECK_FALSE(fixed.is_dynamic());

@@ -25,7 +25,7 @@ namespace {
 /// What reading `xml` gives: from memory, or, `in_place`, from a file as Model::load reads it.
 std::string outcome(const std::string& xml, bool keep_going, std::size_t piece_bytes,
                     bool in_place) {
-  if (!in_place) return testing::read_outcome(xml, keep_going, piece_bytes);
+  if (!in_place) return test::read_outcome(xml, keep_going, piece_bytes);
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() / "irlite_pieces_test.xml";
   std::ofstream(path, std::ios::binary) << xml;
@@ -35,12 +35,12 @@ std::string outcome(const std::string& xml, bool keep_going, std::size_t piece_b
   diagnostics.keep_going = keep_going;
   std::string s;
   try {
-    s = testing::describe(read_ir_in_place(text, "m.xml", Weights{}, diagnostics,
+    s = test::describe(read_ir_in_place(text, "m.xml", Weights{}, diagnostics,
                                            OpCatalog{resolve_op, nullptr}, piece_bytes));
   } catch (const Error& e) {
     s = std::string("error: ") + e.what() + "\n";
   }
-  return s + testing::describe(diagnostics);
+  return s + test::describe(diagnostics);
 }
 
 /// Checks that every piece size gives what the whole text gives.

@@ -956,7 +956,7 @@ TEST_CASE("files: a FIFO, a device or a directory is refused at once, saying wha
       << net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
   const std::string xml = (dir.path / "m.xml").string();
   {
-    TestFifo fifo(dir.path / "fifo");
+    test::TestFifo fifo(dir.path / "fifo");
     REQUIRE(fifo.made());
     const auto start = std::chrono::steady_clock::now();
     CHECK(io_error_of([&] { Model::load(fifo.path()); }) ==

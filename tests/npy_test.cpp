@@ -372,7 +372,7 @@ TEST_CASE("npy: every truncation and single-byte corruption decodes or throws Er
 
 TEST_CASE("npy: a FIFO or a device is refused at once") {
   TempDir dir;
-  TestFifo fifo(dir.path / "x.npy");
+  test::TestFifo fifo(dir.path / "x.npy");
   REQUIRE(fifo.made());
   const auto start = std::chrono::steady_clock::now();
   try {

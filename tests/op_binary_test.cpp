@@ -441,21 +441,21 @@ TEST_CASE("binary ops: the same bits on any number of threads") {
 }
 
 TEST_CASE("binary ops: whole models, with and without <data>") {
-  testing::OpTester t("Add", "opset1");
-  t.input_parameter("a", testing::make_tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}));
-  t.input_const("b", testing::make_tensor(ElementType::f32, {3}, {10, 20, 30}));
+  OpTester t("Add", "opset1");
+  t.input_parameter("a", tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+  t.input_const("b", tensor(ElementType::f32, {3}, {10, 20, 30}));
   CHECK(doubles(t.run()[0]) == std::vector<double>{11, 22, 33, 14, 25, 36});
 
-  testing::OpTester d("Divide", "opset1");
+  OpTester d("Divide", "opset1");
   d.attr("auto_broadcast", "numpy").attr("m_pythondiv", false);
-  d.input_parameter("a", testing::make_tensor(ElementType::i32, {2}, {-7, 7}));
-  d.input_parameter("b", testing::make_tensor(ElementType::i32, {}, {2}));
+  d.input_parameter("a", tensor(ElementType::i32, {2}, {-7, 7}));
+  d.input_parameter("b", tensor(ElementType::i32, {}, {2}));
   CHECK(integers(d.run()[0]) == std::vector<std::int64_t>{-3, 3});
 
-  testing::OpTester g("GreaterEqual", "opset1");
+  OpTester g("GreaterEqual", "opset1");
   g.input_parameter("a", ElementType::f32, ps("[?,2]"));
-  g.input_const("b", testing::make_tensor(ElementType::f32, {2}, {0, 1}));
-  const auto out = g.run({{"a", testing::make_tensor(ElementType::f32, {2, 2}, {1, 1, -1, 2})}});
+  g.input_const("b", tensor(ElementType::f32, {2}, {0, 1}));
+  const auto out = g.run({{"a", tensor(ElementType::f32, {2, 2}, {1, 1, -1, 2})}});
   REQUIRE(out[0].element_type() == ElementType::boolean);
   CHECK(std::vector<int>(out[0].data<std::uint8_t>(), out[0].data<std::uint8_t>() + 4) ==
         std::vector<int>{1, 1, 0, 1});

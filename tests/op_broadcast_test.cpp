@@ -25,13 +25,6 @@ std::string error_of(const Op& op, const std::vector<ValueInfo>& inputs) {
   return e ? e->what() : "";
 }
 
-Tensor booleans(Shape shape, const std::vector<int>& v) {
-  Tensor t(ElementType::boolean, std::move(shape));
-  REQUIRE(t.size() == v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) t.data<std::uint8_t>()[i] = v[i] ? 1 : 0;
-  return t;
-}
-
 /// Index of output element i in an input whose shape is `in` aligned to `out`.
 std::size_t source_index(const Shape& out, const Shape& in, std::size_t i) {
   std::size_t src = 0, stride = 1;
@@ -90,16 +83,11 @@ TEST_CASE("Select: values against a plain loop, every type size, threads") {
         for (double& x : v) x = std::uniform_int_distribution<int>(lo, hi)(rng);
         return v;
       };
-      std::vector<int> cv;
-      for (double x : random_values(shapes[0], 0, 1)) cv.push_back(static_cast<int>(x));
-      const Tensor cond = booleans(shapes[0], cv);
+      const Tensor cond = tensor(ElementType::boolean, shapes[0], random_values(shapes[0], 0, 1));
       const auto make = [&](const Shape& s, int lo, int hi) {
-        if (type == ElementType::boolean) {
-          std::vector<int> v;
-          for (double x : random_values(s, 0, 1)) v.push_back(static_cast<int>(x));
-          return booleans(s, v);
-        }
-        return tensor(type, s, random_values(s, lo, hi));
+        return tensor(
+            type, s,
+            type == ElementType::boolean ? random_values(s, 0, 1) : random_values(s, lo, hi));
       };
       const Tensor then = make(shapes[1], 0, 50), other = make(shapes[2], 60, 100);
       const auto op = make_op("Select", {}, "opset1");
@@ -129,10 +117,10 @@ TEST_CASE("Select: values against a plain loop, every type size, threads") {
 }
 
 TEST_CASE("Select: a whole model") {
-  testing::OpTester t("Select", "opset1");
-  t.input_parameter("c", booleans({3}, {1, 0, 1}));
-  t.input_parameter("a", testing::make_tensor(ElementType::i32, {2, 3}, {1, 2, 3, 4, 5, 6}));
-  t.input_const("b", testing::make_tensor(ElementType::i32, {}, {-1}));
+  OpTester t("Select", "opset1");
+  t.input_parameter("c", tensor(ElementType::boolean, {3}, {1, 0, 1}));
+  t.input_parameter("a", tensor(ElementType::i32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+  t.input_const("b", tensor(ElementType::i32, {}, {-1}));
   CHECK(integers(t.run()[0]) == std::vector<std::int64_t>{1, -1, 3, 4, -1, 6});
 }
 
@@ -195,12 +183,12 @@ TEST_CASE("Broadcast: a target_shape known by its bounds gives interval dims") {
 
 TEST_CASE("Broadcast: values of every mode, every element size, threads") {
   const auto i64 = ElementType::i64;
-  const Tensor data = testing::make_tensor(ElementType::f32, {3, 1}, {1, 2, 3});
+  const Tensor data = tensor(ElementType::f32, {3, 1}, {1, 2, 3});
   const auto numpy = make_op("Broadcast");
   CHECK(doubles(run(*numpy, {data, ints(i64, {3}, {2, 3, 2})})) ==
         std::vector<double>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3});
   const auto expl = make_op("Broadcast", Attributes{{"mode", "explicit"}}, "opset1");
-  const Tensor row = testing::make_tensor(ElementType::i32, {3}, {1, 2, 3});
+  const Tensor row = tensor(ElementType::i32, {3}, {1, 2, 3});
   CHECK(integers(run(*expl, {row, ints(i64, {2}, {3, 2}), ints(i64, {1}, {0})})) ==
         std::vector<std::int64_t>{1, 1, 2, 2, 3, 3});
   const auto bidi = make_op("Broadcast", Attributes{{"mode", "bidirectional"}});
@@ -243,15 +231,15 @@ TEST_CASE("Broadcast: values of every mode, every element size, threads") {
 }
 
 TEST_CASE("Broadcast: whole models, a target from Consts and one fed at run time") {
-  testing::OpTester t("Broadcast", "opset3");
+  OpTester t("Broadcast", "opset3");
   t.attr("mode", "numpy");
-  t.input_parameter("data", testing::make_tensor(ElementType::f32, {2}, {5, 6}));
+  t.input_parameter("data", tensor(ElementType::f32, {2}, {5, 6}));
   t.input_const("shape", ints(ElementType::i64, {2}, {2, 2}));
   CHECK(doubles(t.run()[0]) == std::vector<double>{5, 6, 5, 6});
   CHECK(t.load().outputs()[0].shape == ps("[2,2]"));
 
-  testing::OpTester d("Broadcast", "opset3");
-  d.input_parameter("data", testing::make_tensor(ElementType::f32, {2}, {5, 6}));
+  OpTester d("Broadcast", "opset3");
+  d.input_parameter("data", tensor(ElementType::f32, {2}, {5, 6}));
   d.input_parameter("shape", ints(ElementType::i64, {3}, {1, 2, 2}));
   CHECK(d.load().outputs()[0].shape == ps("[?,?,?]"));
   const auto out = d.run();

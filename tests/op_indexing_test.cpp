@@ -25,8 +25,6 @@
 
 using namespace irlite;
 using namespace irlite::test;
-using irlite::testing::make_tensor;
-using irlite::testing::OpTester;
 
 namespace {
 
@@ -55,18 +53,6 @@ Tensor random_tensor(std::mt19937& rng, ElementType type, const Shape& shape) {
   auto* bytes = static_cast<unsigned char*>(t.data());
   for (std::size_t i = 0; i < t.byte_size(); ++i)
     bytes[i] = static_cast<unsigned char>(type == ElementType::boolean ? rng() % 2 : rng());
-  return t;
-}
-
-/// An integer tensor of any integer type holding `values` (converted as the type wraps).
-Tensor int_tensor(ElementType type, Shape shape, const std::vector<std::int64_t>& values) {
-  Tensor t(type, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  REQUIRE(dispatch_numeric(type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>)
-      for (std::size_t i = 0; i < values.size(); ++i) t.data<T>()[i] = static_cast<T>(values[i]);
-  }));
   return t;
 }
 
@@ -251,10 +237,10 @@ TEST_CASE("Gather values: the spec's examples, negative and out-of-range indices
   const auto op1 = make("Gather", "opset1");
   CHECK(doubles(run(*op1, {d1, neg, axis0})) == std::vector<double>{5, 1, 0, 0, 3, 1});
   // Unsigned indices: never negative, the huge ones out of range.
-  const Tensor u = int_tensor(ElementType::u64, {3}, {4, -1, 1});
+  const Tensor u = ints(ElementType::u64, {3}, {4, -1, 1});
   CHECK(doubles(run(*op8, {d1, u, axis0})) == std::vector<double>{5, 0, 2});
   // Booleans move as bytes.
-  const Tensor b = int_tensor(ElementType::u8, {4}, {1, 0, 0, 1});
+  const Tensor b = ints(ElementType::u8, {4}, {1, 0, 0, 1});
   Tensor flags(ElementType::boolean, {4});
   std::memcpy(flags.data(), b.data(), 4);
   const Tensor picked = run(*op8, {flags, ints(ElementType::i32, {3}, {3, 1, -4}), axis0});
@@ -304,7 +290,7 @@ TEST_CASE("Gather kernel against the oracle on random inputs") {
         // Mostly in range, some negative (for signed types) and some beyond either end.
         std::uniform_int_distribution<std::int64_t> pick(is_signed ? -n - 2 : 0, n + 2);
         for (auto& v : values) v = pick(rng);
-        const Tensor indices = int_tensor(it, c.indices, values);
+        const Tensor indices = ints(it, c.indices, values);
         const auto op = make("Gather", "opset8", {{"batch_dims", std::to_string(c.batch_dims)}});
         const Tensor got = run(*op, {data, indices, ints(ElementType::i64, {}, {c.axis})});
         CHECK(same_bytes(got, gather_oracle(data, indices, axis, bd)));
@@ -366,15 +352,15 @@ TEST_CASE("Gather bounds: each output element takes the bounds of the element it
 TEST_CASE("Gather end to end: a model through the loader and a Session") {
   OpTester t("Gather", "opset8", "pick");
   t.attr("batch_dims", 0)
-      .input_parameter("data", make_tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6}))
-      .input_parameter("indices", make_tensor(ElementType::i32, {2}, {2, -3}), ps("[?]"))
-      .input_const("axis", make_tensor(ElementType::i64, {}, {0}));
+      .input_parameter("data", tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6}))
+      .input_parameter("indices", tensor(ElementType::i32, {2}, {2, -3}), ps("[?]"))
+      .input_const("axis", tensor(ElementType::i64, {}, {0}));
   const auto out = t.run();
   REQUIRE(out.size() == 1);
   CHECK(out[0].shape() == Shape{2, 2});
   CHECK(doubles(out[0]) == std::vector<double>{5, 6, 1, 2});
   // Different indices on the same model.
-  const auto again = t.run({{"indices", make_tensor(ElementType::i32, {3}, {1, 1, 7})}});
+  const auto again = t.run({{"indices", tensor(ElementType::i32, {3}, {1, 1, 7})}});
   CHECK(doubles(again[0]) == std::vector<double>{3, 4, 3, 4, 0, 0});
 }
 
@@ -586,20 +572,20 @@ TEST_CASE("Range in f16 rounds each element once and splits over threads with th
 TEST_CASE("Range end to end: the length known at run time") {
   OpTester t("Range", "opset4", "range");
   t.attr("output_type", "i64")
-      .input_const("start", make_tensor(ElementType::i32, {}, {1}))
-      .input_parameter("stop", make_tensor(ElementType::f32, {}, {4.5}))
-      .input_const("step", make_tensor(ElementType::i64, {}, {1}));
+      .input_const("start", tensor(ElementType::i32, {}, {1}))
+      .input_parameter("stop", tensor(ElementType::f32, {}, {4.5}))
+      .input_const("step", tensor(ElementType::i64, {}, {1}));
   const Model m = t.load();
   CHECK(m.is_dynamic());
   CHECK(m.outputs()[0].shape == ps("[?]"));
   CHECK(doubles(t.run()[0]) == std::vector<double>{1, 2, 3});
-  CHECK(doubles(t.run({{"stop", make_tensor(ElementType::f32, {}, {-2})}})[0]).empty());
+  CHECK(doubles(t.run({{"stop", tensor(ElementType::f32, {}, {-2})}})[0]).empty());
   const auto e = caught([&] {
     OpTester z("Range", "opset4");
     z.attr("output_type", "f32")
-        .input_const("start", make_tensor(ElementType::f32, {}, {0}))
-        .input_parameter("stop", make_tensor(ElementType::f32, {}, {1}))
-        .input_parameter("step", make_tensor(ElementType::f32, {}, {0}));
+        .input_const("start", tensor(ElementType::f32, {}, {0}))
+        .input_parameter("stop", tensor(ElementType::f32, {}, {1}))
+        .input_parameter("step", tensor(ElementType::f32, {}, {0}));
     z.run();
   });
   REQUIRE(e);
@@ -624,10 +610,6 @@ std::unique_ptr<const Op> slice_op(const Masks& m) {
   if (!m.shrink.empty()) attrs.emplace_back("shrink_axis_mask", m.shrink);
   if (!m.ellipsis.empty()) attrs.emplace_back("ellipsis_mask", m.ellipsis);
   return make("StridedSlice", "opset1", attrs);
-}
-
-Tensor i64s(const std::vector<std::int64_t>& v) {
-  return ints(ElementType::i64, {static_cast<std::int64_t>(v.size())}, v);
 }
 
 /// The load-time shape of a StridedSlice of `data` with Const begin, end and stride.
@@ -1026,10 +1008,10 @@ TEST_CASE("StridedSlice end to end") {
   t.attr("begin_mask", "0,1")
       .attr("end_mask", "0,1")
       .attr("shrink_axis_mask", "1,0")
-      .input_parameter("data", make_tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6}))
-      .input_const("begin", make_tensor(ElementType::i64, {2}, {-1, 0}))
-      .input_const("end", make_tensor(ElementType::i64, {2}, {0, 0}))
-      .input_const("stride", make_tensor(ElementType::i64, {2}, {1, -1}));
+      .input_parameter("data", tensor(ElementType::f32, {3, 2}, {1, 2, 3, 4, 5, 6}))
+      .input_const("begin", tensor(ElementType::i64, {2}, {-1, 0}))
+      .input_const("end", tensor(ElementType::i64, {2}, {0, 0}))
+      .input_const("stride", tensor(ElementType::i64, {2}, {1, -1}));
   const Model m = t.load();
   CHECK(m.outputs()[0].shape == ps("[2]"));
   CHECK(doubles(t.run()[0]) == std::vector<double>{6, 5});
@@ -1038,12 +1020,12 @@ TEST_CASE("StridedSlice end to end") {
   OpTester d("StridedSlice", "opset1", "slice");
   d.attr("begin_mask", "0")
       .attr("end_mask", "0")
-      .input_parameter("data", make_tensor(ElementType::i32, {5}, {1, 2, 3, 4, 5}))
-      .input_const("begin", make_tensor(ElementType::i32, {1}, {1}))
-      .input_parameter("end", make_tensor(ElementType::i32, {1}, {4}));
+      .input_parameter("data", tensor(ElementType::i32, {5}, {1, 2, 3, 4, 5}))
+      .input_const("begin", tensor(ElementType::i32, {1}, {1}))
+      .input_parameter("end", tensor(ElementType::i32, {1}, {4}));
   CHECK(d.load().outputs()[0].shape == ps("[..5]"));
   CHECK(doubles(d.run()[0]) == std::vector<double>{2, 3, 4});
-  CHECK(doubles(d.run({{"end", make_tensor(ElementType::i32, {1}, {-1})}})[0]) ==
+  CHECK(doubles(d.run({{"end", tensor(ElementType::i32, {1}, {-1})}})[0]) ==
         std::vector<double>{2, 3, 4});
 }
 
@@ -1186,11 +1168,11 @@ TEST_CASE("Slice splits large work over threads with the same bits, and carries 
 
 TEST_CASE("Slice end to end") {
   OpTester t("Slice", "opset8", "slice");
-  t.input_parameter("data", make_tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}))
-      .input_const("start", make_tensor(ElementType::i64, {1}, {-1}))
-      .input_const("stop", make_tensor(ElementType::i64, {1}, {0}))
-      .input_const("step", make_tensor(ElementType::i64, {1}, {-2}))
-      .input_const("axes", make_tensor(ElementType::i32, {1}, {1}));
+  t.input_parameter("data", tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}))
+      .input_const("start", tensor(ElementType::i64, {1}, {-1}))
+      .input_const("stop", tensor(ElementType::i64, {1}, {0}))
+      .input_const("step", tensor(ElementType::i64, {1}, {-2}))
+      .input_const("axes", tensor(ElementType::i32, {1}, {1}));
   CHECK(t.load().outputs()[0].shape == ps("[2,1]"));
   CHECK(doubles(t.run()[0]) == std::vector<double>{3, 6});
 }
@@ -1232,10 +1214,9 @@ TEST_CASE("StridedSlice and Slice of Consts are folded and give TopK a static k"
 TEST_CASE("Gather-7 with batch_dims through the loader") {
   OpTester t("Gather", "opset7", "pick");
   t.attr("batch_dims", -1)
-      .input_parameter("data",
-                       make_tensor(ElementType::i64, {2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
-      .input_const("indices", make_tensor(ElementType::i32, {2, 3}, {0, 0, 4, 4, 0, 0}))
-      .input_const("axis", make_tensor(ElementType::i32, {1}, {-1}));
+      .input_parameter("data", tensor(ElementType::i64, {2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
+      .input_const("indices", tensor(ElementType::i32, {2, 3}, {0, 0, 4, 4, 0, 0}))
+      .input_const("axis", tensor(ElementType::i32, {1}, {-1}));
   CHECK(t.load().outputs()[0].shape == ps("[2,3]"));
   CHECK(doubles(t.run()[0]) == std::vector<double>{1, 1, 5, 10, 6, 6});
 }

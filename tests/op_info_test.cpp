@@ -15,9 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "graph_builder.hpp"
 #include "irlite/irlite.hpp"
 
 using namespace irlite;
+using namespace irlite::test;
 
 namespace {
 
@@ -31,16 +33,11 @@ bool has(const std::vector<ElementType>& types, ElementType t) {
   return std::find(types.begin(), types.end(), t) != types.end();
 }
 
-// A model of one Const (its bytes the weights) feeding a Result.
-std::string const_model(const std::string& type, std::size_t count, std::size_t size) {
-  return "<?xml version=\"1.0\"?>\n<net name=\"c\" version=\"11\"><layers>"
-         "<layer id=\"0\" name=\"c\" type=\"Const\" version=\"opset1\"><data element_type=\"" +
-         type + "\" shape=\"" + std::to_string(count) + "\" offset=\"0\" size=\"" +
-         std::to_string(size) + "\"/><output><port id=\"0\" precision=\"" + type +
-         "\"/></output></layer>"
-         "<layer id=\"1\" name=\"r\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"/>"
-         "</input></layer></layers><edges><edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" "
-         "to-port=\"0\"/></edges></net>";
+// A model of one Const of `value` feeding a Result.
+Model const_model(const Tensor& value) {
+  GraphBuilder g("c");
+  g.result(g.constant("c", value), "c");
+  return g.load();
 }
 
 std::string value_attribute(const Model& m) {
@@ -103,33 +100,29 @@ TEST_CASE("supported_ops lists each op version with its opsets and element types
 
 TEST_CASE("Const values show in the shortest form that reads back to the same value") {
   SUBCASE("f32") {
-    const float values[3] = {0.2f, -1.5f, 1e-7f};
-    const auto bytes = std::as_bytes(std::span<const float>(values));
-    const Model m = Model::load_from_memory(const_model("f32", 3, 12), bytes);
+    float values[3] = {0.2f, -1.5f, 1e-7f};
+    const Model m = const_model(Tensor::view(ElementType::f32, {3}, values));
     CHECK(value_attribute(m) == "[0.2,-1.5,1e-07]");
   }
   SUBCASE("f64") {
-    const double values[2] = {0.1, 1.0 / 3};
-    const auto bytes = std::as_bytes(std::span<const double>(values));
-    const Model m = Model::load_from_memory(const_model("f64", 2, 16), bytes);
+    double values[2] = {0.1, 1.0 / 3};
+    const Model m = const_model(Tensor::view(ElementType::f64, {2}, values));
     CHECK(value_attribute(m) == "[0.1,0.3333333333333333]");
   }
   SUBCASE("f16 and bf16 through their float value") {
-    const float16 h[2] = {float16(0.1f), float16(2.0f)};
-    const Model mh = Model::load_from_memory(const_model("f16", 2, 4), std::as_bytes(std::span(h)));
+    float16 h[2] = {float16(0.1f), float16(2.0f)};
+    const Model mh = const_model(Tensor::view(ElementType::f16, {2}, h));
     // 0.1 in f16 is 0.0999755859375, whose shortest float form is 0.099975586.
     CHECK(value_attribute(mh) == "[0.099975586,2]");
-    const bfloat16 b[1] = {bfloat16(0.2f)};
-    const Model mb =
-        Model::load_from_memory(const_model("bf16", 1, 2), std::as_bytes(std::span(b)));
+    bfloat16 b[1] = {bfloat16(0.2f)};
+    const Model mb = const_model(Tensor::view(ElementType::bf16, {1}, b));
     CHECK(value_attribute(mb) == "[0.20019531]");
   }
   SUBCASE("NaN has no sign") {
-    const float values[2] = {-std::numeric_limits<float>::quiet_NaN(),
-                             std::numeric_limits<float>::infinity()};
+    float values[2] = {-std::numeric_limits<float>::quiet_NaN(),
+                       std::numeric_limits<float>::infinity()};
     REQUIRE(std::signbit(values[0]));
-    const auto bytes = std::as_bytes(std::span<const float>(values));
-    const Model m = Model::load_from_memory(const_model("f32", 2, 8), bytes);
+    const Model m = const_model(Tensor::view(ElementType::f32, {2}, values));
     CHECK(value_attribute(m) == "[nan,inf]");
   }
 }

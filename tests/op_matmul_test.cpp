@@ -323,7 +323,6 @@ TEST_CASE("MatMul packs a Const B when the model loads, with the same bits as B 
 }
 
 TEST_CASE("MatMul end to end, with a run-time batch mismatch") {
-  using irlite::testing::OpTester;
   OpTester t("MatMul", "opset1");
   t.attr("transpose_b", true);
   t.input_parameter("a", tensor(ElementType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}), ps("[?,3]"));
@@ -438,7 +437,6 @@ TEST_CASE("Softmax: large inputs, NaN and infinities") {
 }
 
 TEST_CASE("Softmax end to end") {
-  using irlite::testing::OpTester;
   OpTester t("SoftMax", "opset8");
   t.attr("axis", -1);
   t.input_parameter("x", tensor(ElementType::f32, {2, 2}, {0, 0, 0, std::log(3.0)}));

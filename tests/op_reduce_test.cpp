@@ -592,7 +592,6 @@ TEST_CASE("Reductions: ReduceMin and ReduceMax carry integer bounds") {
 }
 
 TEST_CASE("Reductions: end to end through a model") {
-  using irlite::testing::OpTester;
   OpTester t("ReduceMean", "opset1");
   t.attr("keep_dims", true);
   t.input_parameter("data",

@@ -25,7 +25,6 @@
 
 using namespace irlite;
 using namespace irlite::test;
-using irlite::testing::OpTester;
 
 namespace {
 
@@ -41,11 +40,6 @@ std::unique_ptr<const Op> make(const char* type, const char* opset, Attrs attrs 
 /// A Const input as the loader sees it.
 ValueInfo known(const Tensor& t) {
   return info(t);
-}
-
-/// An i64 1-D tensor.
-Tensor vec64(const std::vector<std::int64_t>& v) {
-  return ints(i64, {static_cast<std::int64_t>(v.size())}, v);
 }
 
 /// The message of the Error f() throws; fails the test when it returns.
@@ -188,14 +182,14 @@ namespace {
 
 std::string reshape_shape(const char* data, const std::vector<std::int64_t>& target,
                           bool special_zero = false) {
-  const Tensor t = vec64(target);
+  const Tensor t = i64s(target);
   return inferred(*make("Reshape", "opset1", {{"special_zero", special_zero ? "true" : "false"}}),
                   {info(f32, data), known(t)});
 }
 
 std::string reshape_error(const char* data, const std::vector<std::int64_t>& target,
                           bool special_zero = false) {
-  const Tensor t = vec64(target);
+  const Tensor t = i64s(target);
   const auto op = make("Reshape", "opset1", {{"special_zero", special_zero ? "true" : "false"}});
   return error_of([&] { op->infer(std::vector<ValueInfo>{info(f32, data), known(t)}); });
 }
@@ -237,13 +231,13 @@ TEST_CASE("Reshape shape rule with an unknown or bounded target") {
           op->infer(std::vector<ValueInfo>{info(f32, "[2]"), info(i32, "[]")});
         }).find("must be a scalar when the shape is a scalar") != std::string::npos);
   // Bounds from value propagation: each entry is an interval, -1 exactly -1.
-  const Tensor lower = vec64({2, -1, 3});
-  const Tensor upper = vec64({8, -1, INT64_MAX});
+  const Tensor lower = i64s({2, -1, 3});
+  const Tensor upper = i64s({8, -1, INT64_MAX});
   ValueInfo target{i64, ps("[3]"), nullptr, &lower, &upper};
   CHECK(inferred(*make("Reshape", "opset1"), {info(f32, "[?]"), target}) == "f32 [2..8,?,3..]");
   CHECK(inferred(*make("Reshape", "opset1"), {info(f32, "[48]"), target}) == "f32 [2..8,1..8,3..]");
-  const Tensor bad_lower = vec64({-5});
-  const Tensor bad_upper = vec64({-3});
+  const Tensor bad_lower = i64s({-5});
+  const Tensor bad_upper = i64s({-3});
   ValueInfo bad{i64, ps("[1]"), nullptr, &bad_lower, &bad_upper};
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[?]"), bad});
@@ -275,7 +269,7 @@ TEST_CASE("Reshape errors") {
                        doctest::Contains("special_zero"), Error);
   // At run time a bad value is the shape input's value error.
   const Tensor data(f32, {2, 3});
-  const auto e = caught([&] { run(*op, {data, vec64({5, -1})}); });
+  const auto e = caught([&] { run(*op, {data, i64s({5, -1})}); });
   REQUIRE(e);
   CHECK(e->code() == ErrorCode::value);
 }
@@ -296,7 +290,7 @@ TEST_CASE("Reshape end to end, inferred again at run time for dynamic inputs") {
   OpTester t("Reshape", "opset1");
   t.attr("special_zero", true);
   t.input_parameter("data", f32, ps("[?,4]"));
-  t.input_const("shape", vec64({0, 2, -1}));
+  t.input_const("shape", i64s({0, 2, -1}));
   const Model m = t.load();
   CHECK(m.outputs()[0].shape == ps("[?,2,2]"));
   std::mt19937 rng(3);
@@ -316,12 +310,12 @@ namespace {
 std::string squeeze(const char* data, std::optional<std::vector<std::int64_t>> axes) {
   const auto op = make("Squeeze", "opset1");
   if (!axes) return to_string(infer_outputs(*op, {info(f32, data)})[0].shape);
-  const Tensor a = vec64(*axes);
+  const Tensor a = i64s(*axes);
   return to_string(infer_outputs(*op, {info(f32, data), known(a)})[0].shape);
 }
 
 std::string unsqueeze(const char* data, const std::vector<std::int64_t>& axes) {
-  const Tensor a = vec64(axes);
+  const Tensor a = i64s(axes);
   return to_string(
       infer_outputs(*make("Unsqueeze", "opset1"), {info(f32, data), known(a)})[0].shape);
 }
@@ -344,11 +338,11 @@ TEST_CASE("Squeeze shape rule") {
   CHECK(inferred(*op, {info(f32, "[2,3]"), info(i64, "[]")}) == "f32 [2,3]");
   CHECK(inferred(*op, {info(f32, "[1,3]"), info(i64, "[2]")}) == "f32 [...]");
 
-  const Tensor one = vec64({1});
+  const Tensor one = i64s({1});
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[1,3]"), known(one)});
         }).find("only a dimension of extent 1 can be squeezed") != std::string::npos);
-  const Tensor far = vec64({2});
+  const Tensor far = i64s({2});
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[1,3]"), known(far)});
         }).find("axis 2 is out of the tensor rank range [-2, 1]") != std::string::npos);
@@ -356,7 +350,7 @@ TEST_CASE("Squeeze shape rule") {
           op->infer(std::vector<ValueInfo>{info(f32, "[1,3]"), info(i64, "[1,1]")});
         }).find("scalar or 1-D") != std::string::npos);
   // At run time, squeezing a dimension that is not 1 is the axes' value error.
-  const auto e = caught([&] { run(*op, {Tensor(f32, {2, 3}), vec64({0})}); });
+  const auto e = caught([&] { run(*op, {Tensor(f32, {2, 3}), i64s({0})}); });
   REQUIRE(e);
   CHECK(e->code() == ErrorCode::value);
 }
@@ -373,11 +367,11 @@ TEST_CASE("Unsqueeze shape rule") {
   const auto op = make("Unsqueeze", "opset1");
   CHECK(inferred(*op, {info(f32, "[2,?]"), info(i64, "[1]")}) == "f32 [?,?,?]");
   CHECK(inferred(*op, {info(f32, "[2,?]"), info(i64, "[?]")}) == "f32 [...]");
-  const Tensor far = vec64({3});
+  const Tensor far = i64s({3});
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[2,3]"), known(far)});
         }).find("axis 3 is out of the tensor rank range [-3, 2]") != std::string::npos);
-  const Tensor none = vec64({});
+  const Tensor none = i64s({});
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[2,3]"), known(none)});
         }).find("at least one axis") != std::string::npos);
@@ -397,7 +391,7 @@ TEST_CASE("Squeeze and Unsqueeze copy the elements of every type, end to end") {
   }
   OpTester t("Squeeze", "opset1");
   t.input_parameter("data", f32, ps("[1,?]"));
-  t.input_const("axes", vec64({0}));
+  t.input_const("axes", i64s({0}));
   CHECK(t.load().outputs()[0].shape == ps("[?]"));
   const Tensor x = random_tensor(rng, f32, {1, 9});
   const std::vector<Tensor> out = t.run({{"data", x}});
@@ -475,7 +469,7 @@ TEST_CASE("Concat values against a plain oracle, on any thread count") {
 namespace {
 
 std::string transpose(const char* data, const std::vector<std::int64_t>& order) {
-  const Tensor o = vec64(order);
+  const Tensor o = i64s(order);
   return to_string(
       infer_outputs(*make("Transpose", "opset1"), {info(f32, data), known(o)})[0].shape);
 }
@@ -495,7 +489,7 @@ TEST_CASE("Transpose shape rule") {
   CHECK(inferred(*op, {info(f32, "[...]"), info(i64, "[?]")}) == "f32 [...]");
   for (const std::vector<std::int64_t>& bad :
        std::vector<std::vector<std::int64_t>>{{0, 0, 1}, {0, 1, 3}, {-1, 0, 1}}) {
-    const Tensor o = vec64(bad);
+    const Tensor o = i64s(bad);
     CHECK(error_of([&] {
             op->infer(std::vector<ValueInfo>{info(f32, "[2,3,4]"), known(o)});
           }).find("is not a permutation") != std::string::npos);
@@ -506,7 +500,7 @@ TEST_CASE("Transpose shape rule") {
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[2,3,4]"), info(i64, "[]")});
         }).find("1-D") != std::string::npos);
-  const auto e = caught([&] { run(*op, {Tensor(f32, {2, 3}), vec64({1, 1})}); });
+  const auto e = caught([&] { run(*op, {Tensor(f32, {2, 3}), i64s({1, 1})}); });
   REQUIRE(e);
   CHECK(e->code() == ErrorCode::value);
 }
@@ -539,7 +533,7 @@ TEST_CASE("Transpose values against a plain oracle: fast paths and the general w
       CAPTURE(to_string(c.shape));
       const Tensor in = random_tensor(rng, type, c.shape);
       const auto op = make("Transpose", "opset1");
-      const std::vector<Tensor> args{in, vec64(c.order)};
+      const std::vector<Tensor> args{in, i64s(c.order)};
       const Tensor out = run(*op, args);
       CHECK(same_bytes(out, transpose_oracle(in, c.order)));
       for (ThreadPool* pool : test_pools()) {
@@ -563,7 +557,7 @@ TEST_CASE("Transpose values against a plain oracle: fast paths and the general w
   // An empty order reverses the axes, end to end.
   OpTester t("Transpose", "opset1");
   t.input_parameter("data", f32, ps("[?,3,2]"));
-  t.input_const("order", vec64({}));
+  t.input_const("order", i64s({}));
   CHECK(t.load().outputs()[0].shape == ps("[2,3,?]"));
   const Tensor x = random_tensor(rng, f32, {4, 3, 2});
   CHECK(same_bytes(t.run({{"data", x}})[0], transpose_oracle(x, {2, 1, 0})));
@@ -575,7 +569,7 @@ TEST_CASE("Transpose values against a plain oracle: fast paths and the general w
 namespace {
 
 std::string tile(const char* data, const std::vector<std::int64_t>& repeats) {
-  const Tensor r = vec64(repeats);
+  const Tensor r = i64s(repeats);
   return to_string(infer_outputs(*make("Tile", "opset1"), {info(f32, data), known(r)})[0].shape);
 }
 
@@ -593,14 +587,14 @@ TEST_CASE("Tile shape rule") {
   CHECK(inferred(*op, {info(f32, "[2,3]"), info(i64, "[3]")}) == "f32 [?,?,?]");
   CHECK(inferred(*op, {info(f32, "[2,3]"), info(i64, "[1]")}) == "f32 [?,?]");
   CHECK(inferred(*op, {info(f32, "[2,3]"), info(i64, "[?]")}) == "f32 [...]");
-  const Tensor lower = vec64({1, 2});
-  const Tensor upper = vec64({4, INT64_MAX});
+  const Tensor lower = i64s({1, 2});
+  const Tensor upper = i64s({4, INT64_MAX});
   ValueInfo bounded{i64, ps("[2]"), nullptr, &lower, &upper};
   CHECK(inferred(*op, {info(f32, "[2,3]"), bounded}) == "f32 [2..8,6..]");
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[2,3]"), info(i64, "[]")});
         }).find("repeats must be a 1-D tensor") != std::string::npos);
-  const Tensor huge = vec64({INT64_MAX / 2});
+  const Tensor huge = i64s({INT64_MAX / 2});
   CHECK(error_of([&] {
           op->infer(std::vector<ValueInfo>{info(f32, "[3]"), known(huge)});
         }).find("overflows") != std::string::npos);
@@ -622,7 +616,7 @@ TEST_CASE("Tile values against a plain oracle, on any thread count") {
       CAPTURE(to_string(c.shape));
       const Tensor in = random_tensor(rng, type, c.shape);
       const auto op = make("Tile", "opset1");
-      const std::vector<Tensor> args{in, vec64(c.repeats)};
+      const std::vector<Tensor> args{in, i64s(c.repeats)};
       const Tensor out = run(*op, args);
       CHECK(same_bytes(out, tile_oracle(in, c.repeats)));
       for (ThreadPool* pool : test_pools()) {
@@ -647,7 +641,7 @@ TEST_CASE("bounds: ShapeOf -> Squeeze gives TopK's k a bounded range") {
   const auto data = g.parameter("data", f32, ps("2..8"));
   const auto x = g.parameter("x", f32, ps("10"));
   const auto shape = g.layer("ShapeOf", "opset3", {{"output_type", "i32"}}, {data}, {i32});
-  const auto zero = g.constant("zero", vec64({0}));
+  const auto zero = g.constant("zero", i64s({0}));
   const auto k = g.layer("Squeeze", "opset1", {}, {shape[0], zero}, {i32}, "k");
   const auto topk = g.layer("TopK", "opset11", {{"axis", "0"}, {"mode", "max"}, {"sort", "value"}},
                             {x, k[0]}, {f32, i32}, "topk");
@@ -670,7 +664,7 @@ TEST_CASE("bounds: ShapeOf of [?] and [2..8] through Concat and ReduceMax") {
   const auto both = g.layer("Concat", "opset1", {{"axis", "0"}}, {sa[0], sb[0]}, {i64});
   // The smaller of two (here: their maximum through ReduceMax of the second alone, and the
   // Concat as Reshape's target).
-  const auto axis = g.constant("axis", vec64({0}));
+  const auto axis = g.constant("axis", i64s({0}));
   const auto k =
       g.layer("ReduceMax", "opset1", {{"keep_dims", "false"}}, {both[0], axis}, {i64}, "k");
   const auto topk = g.layer("TopK", "opset11", {{"axis", "1"}, {"mode", "max"}, {"sort", "value"}},
@@ -699,7 +693,7 @@ TEST_CASE("bounds: Unsqueeze, Transpose and Tile carry bounds too") {
   const std::vector<ValueInfo> in{info(f32, "[2..8]")};
   const auto b = shape_of->infer_bounds(in, OutputInfo{i64, ps("[1]")});
   REQUIRE(b);
-  const Tensor axes = vec64({0});
+  const Tensor axes = i64s({0});
   ValueInfo bounded{i64, ps("[1]"), nullptr, &b->lower, &b->upper};
   const auto unsq = make("Unsqueeze", "opset1");
   const std::vector<ValueInfo> args{bounded, known(axes)};
@@ -707,7 +701,7 @@ TEST_CASE("bounds: Unsqueeze, Transpose and Tile carry bounds too") {
   REQUIRE(ub);
   CHECK(integers(ub->lower) == std::vector<std::int64_t>{2});
   CHECK(integers(ub->upper) == std::vector<std::int64_t>{8});
-  const Tensor reps = vec64({3});
+  const Tensor reps = i64s({3});
   const std::vector<ValueInfo> targs{bounded, known(reps)};
   const auto tb = make("Tile", "opset1")->infer_bounds(targs, OutputInfo{i64, ps("[3]")});
   REQUIRE(tb);
@@ -721,7 +715,7 @@ TEST_CASE("run time: a Reshape target computed by ShapeOf is inferred again on e
   const auto target = g.layer("ShapeOf", "opset3", {{"output_type", "i32"}}, {x}, {i32});
   const auto reshaped =
       g.layer("Reshape", "opset1", {{"special_zero", "false"}}, {y, target[0]}, {f32}, "reshape");
-  const auto order = g.constant("order", vec64({1, 0}));
+  const auto order = g.constant("order", i64s({1, 0}));
   const auto transposed = g.layer("Transpose", "opset1", {}, {reshaped[0], order}, {f32});
   g.result(transposed[0], "out");
   const Model m = g.load();

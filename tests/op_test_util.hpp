@@ -1,11 +1,12 @@
 #pragma once
 // Scaffolding shared by the op tests (tests/op_*_test.cpp), which drive one Op directly rather
-// than through a model: tensors from plain numbers and back, ValueInfo and PartialShape from
-// text, the load-time path (infer on partial shapes, Const values only) and the run-time path
-// (infer with every value known, allocate, execute), and catching irlite::Error. Header-only.
+// than through a model: ValueInfo and PartialShape from text, the load-time path (infer on
+// partial shapes, Const values only) and the run-time path (infer with every value known,
+// allocate, execute), and catching irlite::Error. Header-only; the tensors come from
+// tensors.hpp.
 //
-// A helper that meets a bad argument (a value count that does not fit the shape, a shape text
-// that does not parse, an op that is not registered) stops the test case, so a mistake in a test
+// A helper that meets a bad argument (a shape text that does not parse, an op that is not
+// registered) stops the test case, so a mistake in a test
 // is never mistaken for a result. The reference kernels the tests compare against stay in their
 // own test files.
 
@@ -22,10 +23,11 @@
 #include <utility>
 #include <vector>
 
+#include "graph/op.hpp"
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
-#include "graph/op.hpp"
 #include "ops/registry.hpp"
+#include "tensors.hpp"
 
 namespace irlite::test {
 
@@ -51,74 +53,6 @@ inline PartialShape ps(std::string_view text) {
   std::optional<PartialShape> shape = parse_partial_shape(text, &why);
   REQUIRE_MESSAGE(shape, text << ": " << why);
   return *shape;
-}
-
-/// A tensor of any numeric type from doubles, row-major. Each value is converted once to the
-/// element type (the 16-bit floats from float, which is what their constructors take); integer
-/// values must be integral and in the type's range. Stops the test when the number of values
-/// does not match the shape or the type is not numeric.
-inline Tensor tensor(ElementType type, Shape shape, const std::vector<double>& values) {
-  Tensor t(type, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  const bool numeric = dispatch_numeric(type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = t.data<T>();
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if constexpr (is_float_storage_v<T>)
-        p[i] = T(static_cast<compute_t<T>>(values[i]));
-      else
-        p[i] = static_cast<T>(values[i]);
-    }
-  });
-  REQUIRE(numeric);
-  return t;
-}
-
-/// An i32 or i64 tensor from exact integers (a double cannot hold every i64), for indices, ids
-/// and counts. Values are truncated to 32 bits in an i32 tensor. Stops the test when the number
-/// of values does not match the shape, and fails it for any other element type.
-inline Tensor ints(ElementType type, Shape shape, const std::vector<std::int64_t>& values) {
-  Tensor t(type, std::move(shape));
-  REQUIRE(t.size() == values.size());
-  const bool index_type = dispatch_index(type, [&](auto tag) {
-    using I = typename decltype(tag)::type;
-    for (std::size_t i = 0; i < values.size(); ++i) t.data<I>()[i] = static_cast<I>(values[i]);
-  });
-  if (!index_type) FAIL("ints() makes i32 or i64 tensors, not " << to_string(type));
-  return t;
-}
-
-/// The elements of a numeric tensor as doubles, row-major (16-bit floats through float; i64
-/// and u64 beyond 2^53 rounded). All zeros for a non-numeric tensor.
-inline std::vector<double> doubles(const Tensor& t) {
-  std::vector<double> v(t.size());
-  dispatch_numeric(t.element_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      v[i] = static_cast<double>(static_cast<compute_t<T>>(t.data<T>()[i]));
-  });
-  return v;
-}
-
-/// The elements of an integer tensor (i8..u64) as int64, row-major, exactly (u64 above
-/// INT64_MAX saturates, as integer_at does).
-inline std::vector<std::int64_t> integers(const Tensor& t) {
-  std::vector<std::int64_t> v(t.size());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = integer_at(t, i);
-  return v;
-}
-
-/// Whether two elements are the same value: equal, or both NaN (a NaN's sign and payload
-/// aside). +0 and -0 are the same value.
-template <class T>
-bool same_value(T a, T b) {
-  if constexpr (is_float_storage_v<T>) {
-    const auto x = static_cast<compute_t<T>>(a);
-    const auto y = static_cast<compute_t<T>>(b);
-    return (std::isnan(x) && std::isnan(y)) || x == y;
-  } else {
-    return a == b;
-  }
 }
 
 /// An input whose type, static shape and value are `t`'s, as at run time or for a Const at

@@ -1,13 +1,13 @@
 #pragma once
-// A one-op model builder for tests: Parameters and Consts feed a single layer whose every output
-// goes to a Result. It writes a real IR v11 document and weights blob and loads them through
-// Model::load_from_memory, so a test exercises the loader, shape inference and executor exactly
-// as a user's file would.
+// A one-op model for tests: Parameters and Consts feed a single layer whose every output goes to
+// a Result, written by GraphBuilder (with the output ports the op infers, as a serializer writes
+// them) and loaded from memory, so a test exercises the loader, shape inference and executor
+// exactly as a user's file would.
 //
 //   OpTester t("TopK", "opset11");
 //   t.attr("axis", 1).attr("mode", "max").attr("sort", "value");
-//   t.input_parameter("data", make_tensor(ElementType::f32, {2, 3}, {1, 5, 2, 4, 0, 3}));
-//   t.input_const("k", make_tensor(ElementType::i64, {}, {2}));
+//   t.input_parameter("data", tensor(ElementType::f32, {2, 3}, {1, 5, 2, 4, 0, 3}));
+//   t.input_const("k", tensor(ElementType::i64, {}, {2}));
 //   std::vector<Tensor> out = t.run();  // out[0]: values, out[1]: indices
 
 #include <concepts>
@@ -16,17 +16,18 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "irlite/irlite.hpp"
 #include "graph/op.hpp"
+#include "graph_builder.hpp"
+#include "irlite/irlite.hpp"
+#include "tensors.hpp"
 
-namespace irlite::testing {
+namespace irlite::test {
 
 class OpTester {
  public:
@@ -63,12 +64,11 @@ class OpTester {
   /// carry what the registered op infers (the first input's type and no dims when it cannot).
   OpTester& declare_output(std::size_t index, ElementType type, PartialShape shape);
 
+  /// The model as a GraphBuilder, to write or to change.
+  GraphBuilder graph() const;
   /// The IR v11 document.
   std::string xml() const;
-  /// The weights blob the Consts point into (each Const at an 8-byte aligned offset).
-  std::vector<std::byte> weights() const;
-  /// Loads xml() and weights(). The blob stays inside the tester, so the tester must outlive
-  /// the model and everything obtained from it.
+  /// Loads the model; it keeps its own copy of the weights.
   Model load(const LoadOptions& options = {});
   /// Loads the model (again if the tester changed since), runs it with the Parameter values
   /// given to input_parameter() overridden or completed by `feeds`, and returns the op's
@@ -109,33 +109,6 @@ class OpTester {
   bool outputs_set_ = false;
   std::map<std::size_t, Declared> declared_;
   std::optional<Model> model_;
-  // Every blob a model was loaded from, kept alive with the tester.
-  std::vector<std::shared_ptr<const std::vector<std::byte>>> blobs_;
 };
 
-/// `d` rounded once to nearest-even in float16 (no double rounding through float).
-float16 round_to_f16(double d);
-/// `d` rounded once to nearest-even in bfloat16.
-bfloat16 round_to_bf16(double d);
-
-/// A tensor from a flat list of numbers: decimals are rounded once to the element type;
-/// integer types require integral values in range (checked); boolean takes 0/1. Values beyond
-/// 2^53 are not exact as doubles: use tensor_from_json for those.
-Tensor make_tensor(ElementType type, Shape shape, std::initializer_list<double> values);
-
-/// A tensor from a flat JSON array, row-major. Integers are read as 64-bit (signed or
-/// unsigned) and must fit the element type; decimals are rounded once to the element type;
-/// booleans are true/false or 0/1. Throws std::invalid_argument on a count or range mismatch.
-Tensor tensor_from_json(ElementType type, const Shape& shape, const nlohmann::json& values);
-
-/// Element i as text (integers exactly, floats with 9 significant digits).
-std::string element_text(const Tensor& t, std::size_t i);
-/// Element i of a numeric tensor as a double (u64/i64 beyond 2^53 rounded).
-double element_as_double(const Tensor& t, std::size_t i);
-/// Whether element i of a and b have the same bytes (same element type assumed).
-bool same_bits(const Tensor& a, const Tensor& b, std::size_t i);
-
-/// Partial shape in the IR's Parameter `shape` spelling: no brackets, `...` for dynamic rank.
-std::string ir_shape_text(const PartialShape& shape);
-
-}  // namespace irlite::testing
+}  // namespace irlite::test

@@ -840,7 +840,7 @@ TEST_CASE("unary: the same bits on any number of threads") {
 TEST_CASE("unary: ReLU and Relu load and run") {
   for (const char* spelling : {"ReLU", "Relu", "relu"}) {
     CAPTURE(spelling);
-    testing::OpTester t(spelling, "opset1");
+    OpTester t(spelling, "opset1");
     t.input_parameter("data", tensor(ElementType::f32, {2, 3}, {-1, 2, -0.5, 0, 3.5, NAN}));
     const std::vector<Tensor> out = t.run();
     REQUIRE(out.size() == 1);

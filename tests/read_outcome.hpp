@@ -11,7 +11,7 @@
 #include "loader/ir_reader.hpp"
 #include "ops/registry.hpp"
 
-namespace irlite::testing {
+namespace irlite::test {
 
 /// Everything the reader puts in a graph that later stages use, as text.
 inline std::string describe(const Graph& g) {
@@ -60,4 +60,4 @@ inline std::string read_outcome(std::string_view xml, bool keep_going, std::size
   return s + describe(diagnostics);
 }
 
-}  // namespace irlite::testing
+}  // namespace irlite::test

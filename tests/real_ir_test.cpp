@@ -19,13 +19,6 @@ using namespace irlite::test;
 
 namespace {
 
-Tensor floats(Shape shape, const std::vector<float>& values) {
-  Tensor t(ElementType::f32, std::move(shape));
-  REQUIRE(values.size() == t.size());
-  std::memcpy(t.data(), values.data(), t.byte_size());
-  return t;
-}
-
 std::vector<float> float_values(const Tensor& t) {
   const auto v = t.values<float>();
   return {v.begin(), v.end()};
@@ -74,9 +67,9 @@ TEST_CASE("real IR: IR v10, three Parameters summed by two Adds without <data>")
   CHECK(m.ir_version() == 10);
   CHECK(m.problems().empty());
   Session s(m);
-  const auto out = s.run({{"a", floats({2, 2}, {1, 2, 3, 4})},
-                          {"b", floats({2, 2}, {10, 20, 30, 40})},
-                          {"c", floats({2, 2}, {0.5f, -0.5f, 100, -100})}});
+  const auto out = s.run({{"a", tensor(ElementType::f32, {2, 2}, {1, 2, 3, 4})},
+                          {"b", tensor(ElementType::f32, {2, 2}, {10, 20, 30, 40})},
+                          {"c", tensor(ElementType::f32, {2, 2}, {0.5f, -0.5f, 100, -100})}});
   CHECK(float_values(out.at("sum")) == std::vector<float>{11.5f, 21.5f, 133, -56});
 }
 
@@ -117,10 +110,10 @@ TEST_CASE("real IR: a Const read from the weights transposes the input (IR v11)"
   CHECK(m.problems().empty());
   REQUIRE(m.outputs().size() == 1);
   CHECK(m.outputs()[0].shape == ps("1,4,3,2"));
-  std::vector<float> in(24);
-  for (int i = 0; i < 24; ++i) in[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  std::vector<double> in(24);
+  for (std::size_t i = 0; i < 24; ++i) in[i] = static_cast<double>(i);
   Session s(m);
-  const auto out = s.run({{"input", floats({1, 2, 3, 4}, in)}});
+  const auto out = s.run({{"input", tensor(ElementType::f32, {1, 2, 3, 4}, in)}});
   const Tensor& t = out.at("permuted");
   REQUIRE(t.shape() == Shape{1, 4, 3, 2});
   // out[0][d][c][b] = in[0][b][c][d]
@@ -155,7 +148,7 @@ TEST_CASE("real IR: ReLU spelled as IR writes it, with escaped commas in tensor 
   const Model m = Model::load_from_memory(xml);
   CHECK(m.problems().empty());
   Session s(m);
-  const auto out = s.run({{"x", floats({5}, {-2, -0.0f, 0.5f, 3, -7})}});
+  const auto out = s.run({{"x", tensor(ElementType::f32, {5}, {-2, -0.0f, 0.5f, 3, -7})}});
   CHECK(float_values(out.at("act,out")) == std::vector<float>{0, 0, 0.5f, 3, 0});
   // The output is named by its first tensor name; the model lists both.
   REQUIRE(m.outputs().size() == 1);
@@ -248,7 +241,7 @@ TEST_CASE("real IR: ShapeOf feeds Reshape (IR v10, special_zero, one output read
   REQUIRE(m.outputs().size() == 1);
   CHECK(m.outputs()[0].shape == ps("2,1,3"));
   Session s(m);
-  const auto out = s.run({{"data", floats({2, 1, 3}, {-1, 2, -3, 4, -5, 6})}});
+  const auto out = s.run({{"data", tensor(ElementType::f32, {2, 1, 3}, {-1, 2, -3, 4, -5, 6})}});
   REQUIRE(out.size() == 1);
   const Tensor& t = out.begin()->second;
   CHECK(t.shape() == Shape{2, 1, 3});

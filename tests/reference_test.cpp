@@ -135,10 +135,6 @@ void check_close(const Tensor& got, const std::vector<double>& want, double scal
   CHECK(bad == 0);
 }
 
-Tensor i64s(const std::vector<std::int64_t>& v) {
-  return ints(ElementType::i64, {static_cast<std::int64_t>(v.size())}, v);
-}
-
 }  // namespace
 
 TEST_CASE("reference: Transpose, Tile and Concat move every element as the plain kernels do") {

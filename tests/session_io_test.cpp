@@ -12,9 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "graph_builder.hpp"
 #include "irlite/irlite.hpp"
+#include "tensors.hpp"
 
 using namespace irlite;
+using namespace irlite::test;
 
 namespace {
 
@@ -34,40 +37,20 @@ std::vector<T> values_of(const Tensor& t) {
   return {v.begin(), v.end()};
 }
 
-// x: f32 [?,4] -> ReduceMax over axis 1 -> y: f32 [?]. The weights hold the axes, {1}.
-constexpr std::array<std::int64_t, 1> kAxes{1};
-const char* const kRowMaxXml = R"(<?xml version="1.0"?>
-<net name="row_max" version="11">
-  <layers>
-    <layer id="0" name="x" type="Parameter" version="opset1">
-      <data shape="?,4" element_type="f32"/>
-      <output><port id="0" precision="FP32" names="x"><dim>-1</dim><dim>4</dim></port></output>
-    </layer>
-    <layer id="1" name="axes" type="Const" version="opset1">
-      <data element_type="i64" shape="1" offset="0" size="8"/>
-      <output><port id="0" precision="I64"><dim>1</dim></port></output>
-    </layer>
-    <layer id="2" name="row_max" type="ReduceMax" version="opset1">
-      <data keep_dims="false"/>
-      <input>
-        <port id="0" precision="FP32"><dim>-1</dim><dim>4</dim></port>
-        <port id="1" precision="I64"><dim>1</dim></port>
-      </input>
-      <output><port id="2" precision="FP32" names="y"><dim>-1</dim></port></output>
-    </layer>
-    <layer id="3" name="y/sink_port_0" type="Result" version="opset1">
-      <input><port id="0" precision="FP32"><dim>-1</dim></port></input>
-    </layer>
-  </layers>
-  <edges>
-    <edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
-    <edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-    <edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
-  </edges>
-</net>)";
+// x: f32 [?,4] -> ReduceMax over axis 1 (a Const) -> y: f32 [?], every port's dims declared.
+GraphBuilder row_max_graph() {
+  GraphBuilder g("row_max");
+  const auto x = g.parameter("x", ElementType::f32, PartialShape{Dimension(), 4});
+  const auto axes = g.constant("axes", i64s({1}));
+  const auto y = g.layer("ReduceMax", "opset1", {{"keep_dims", "false"}}, {x, axes},
+                         {ElementType::f32}, "row_max")[0];
+  g.declare(y, ElementType::f32, PartialShape{Dimension()});
+  g.result(y, "y");
+  return g;
+}
 
 Model row_max_model() {
-  return Model::load_from_memory(kRowMaxXml, std::as_bytes(std::span(kAxes)));
+  return row_max_graph().load();
 }
 
 Tensor rows(std::int64_t n) {
@@ -196,18 +179,10 @@ TEST_CASE("session: a bound dynamic output whose shape changes fails before it i
 }
 
 TEST_CASE("session: two outputs of one value bound to two buffers get a copy each") {
-  std::string xml = kRowMaxXml;
-  const auto insert = [&](const std::string& before, const std::string& text) {
-    xml.insert(xml.find(before), text);
-  };
-  insert("  </layers>",
-         R"(    <layer id="4" name="y2" type="Result" version="opset1">
-      <input><port id="0" precision="FP32"><dim>-1</dim></port></input>
-    </layer>
-)");
-  insert("  </edges>", R"(    <edge from-layer="2" from-port="2" to-layer="4" to-port="0"/>
-)");
-  const Model model = Model::load_from_memory(xml, std::as_bytes(std::span(kAxes)));
+  // A second Result, named y2, reads the port whose tensor is y.
+  GraphBuilder g = row_max_graph();
+  g.at(g.result({2, 0}, "y")).name = "y2";
+  const Model model = g.load();
   REQUIRE(model.outputs().size() == 2);
   REQUIRE(model.outputs()[1].name == "y2");
   Session session(model);

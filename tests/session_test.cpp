@@ -11,7 +11,7 @@
 #include "op_tester.hpp"
 
 using namespace irlite;
-using irlite::testing::OpTester;
+using namespace irlite::test;
 
 TEST_CASE("a layer that would allocate more than the session allows fails before allocating") {
   Tensor ids(ElementType::i64, {2});
@@ -210,17 +210,12 @@ TEST_CASE("every intermediate tensor is released right after its last consumer")
 TEST_CASE("empty tensors whose other extents multiply past int64 run without overflow") {
   const std::int64_t big = std::int64_t{1} << 40;
   const Tensor data(ElementType::f32, {0, big, big});
-  const auto k_tensor = [](std::int64_t k) {
-    Tensor t(ElementType::i64, {});
-    t.data<std::int64_t>()[0] = k;
-    return t;
-  };
   for (const auto& [axis, k] : {std::pair{"2", 3}, std::pair{"0", 0}, std::pair{"1", 5}}) {
     CAPTURE(axis);
     OpTester t("TopK", "opset11");
     t.attr("axis", axis).attr("mode", "max").attr("sort", "value");
     t.input_parameter("data", ElementType::f32, PartialShape{0, big, big})
-        .input_const("k", k_tensor(k))
+        .input_const("k", ints(ElementType::i64, {}, {k}))
         .outputs(2);
     const auto out = t.run({{"data", data}});
     REQUIRE(out.size() == 2);

@@ -14,6 +14,8 @@
 #include <string>
 #include <thread>
 
+namespace irlite::test {
+
 class TestFifo {
  public:
   explicit TestFifo(std::filesystem::path path) : path_(std::move(path)) {
@@ -51,3 +53,5 @@ class TestFifo {
   bool done_ = false;
   std::thread watchdog_;
 };
+
+}  // namespace irlite::test

@@ -15,7 +15,7 @@
 #include "op_tester.hpp"
 
 using namespace irlite;
-using irlite::testing::OpTester;
+using namespace irlite::test;
 
 namespace {
 
@@ -32,18 +32,6 @@ Tensor sorted_ids(std::int64_t n, std::int64_t bound, std::mt19937& rng) {
   auto v = t.values<std::int64_t>();
   for (auto& x : v) x = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(bound));
   std::sort(v.begin(), v.end());
-  return t;
-}
-
-Tensor scalar_i64(std::int64_t v) {
-  Tensor t(ElementType::i64, {});
-  t.data<std::int64_t>()[0] = v;
-  return t;
-}
-
-Tensor i64s(std::vector<std::int64_t> v) {
-  Tensor t(ElementType::i64, {static_cast<std::int64_t>(v.size())});
-  std::copy(v.begin(), v.end(), t.data<std::int64_t>());
   return t;
 }
 
@@ -90,7 +78,7 @@ TEST_CASE("threads: SegmentMax gives the same bits on any number of threads") {
     t.attr("fill_mode", "lowest")
         .input_parameter("data", data)
         .input_parameter("segment_ids", ids)
-        .input_const("num_segments", scalar_i64(rows / 7 + 3));
+        .input_const("num_segments", ints(ElementType::i64, {}, {rows / 7 + 3}));
     check_thread_invariance(t.load(), {{"data", data}, {"segment_ids", ids}});
   }
 }
@@ -107,8 +95,8 @@ TEST_CASE("threads: EmbeddingSegmentsSum gives the same bits on any number of th
   t.input_parameter("table", table)
       .input_parameter("indices", indices)
       .input_parameter("segment_ids", ids)
-      .input_const("num_segments", scalar_i64(9001))
-      .input_const("default_index", scalar_i64(4))
+      .input_const("num_segments", ints(ElementType::i64, {}, {9001}))
+      .input_const("default_index", ints(ElementType::i64, {}, {4}))
       .input_parameter("weights", weights);
   check_thread_invariance(t.load(), {{"table", table},
                                      {"indices", indices},

@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     xml.remove_suffix(xml.size() - at);
   const std::size_t piece_bytes = 1 + size % 64;
   for (bool keep_going : {false, true}) {
-    const std::string whole = irlite::testing::read_outcome(xml, keep_going, 0);
-    const std::string pieces = irlite::testing::read_outcome(xml, keep_going, piece_bytes);
+    const std::string whole = irlite::test::read_outcome(xml, keep_going, 0);
+    const std::string pieces = irlite::test::read_outcome(xml, keep_going, piece_bytes);
     if (pieces != whole) {
       std::fprintf(stderr, "pieces of %zu bytes (keep_going %d) read:\n%s\nwhole:\n%s\n",
                    piece_bytes, keep_going, pieces.c_str(), whole.c_str());
