@@ -301,7 +301,7 @@ TEST_CASE("MatMul packs a Const B when the model loads, with the same bits as B 
     CHECK(op->scratch_bytes_prepared(inputs, out, 1, *prepared) <
           op->scratch_bytes(inputs, out, 1));
     // Through a loaded model, the Const prepared by the loader.
-    using irlite::testing::OpTester;
+    using irlite::test::OpTester;
     OpTester t("MatMul", "opset1");
     t.attr("transpose_a", ta);
     t.attr("transpose_b", tb);

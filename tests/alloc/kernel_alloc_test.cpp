@@ -74,7 +74,7 @@ void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
 }
 
 using namespace irlite;
-using irlite::testing::OpTester;
+using irlite::test::OpTester;
 
 namespace {
 
