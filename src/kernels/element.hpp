@@ -44,6 +44,36 @@ template <class T>
 inline constexpr bool is_float_storage_v =
     std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
+namespace element_detail {
+template <class T, bool = std::is_integral_v<T>>
+struct wrap {
+  using type = compute_t<T>;
+};
+template <class T>
+struct wrap<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+template <class T, bool = std::is_integral_v<T>>
+struct wrap_wide {
+  using type = compute_t<T>;
+};
+template <class T>
+struct wrap_wide<T, true> {
+  using type = std::make_unsigned_t<std::conditional_t<(sizeof(T) < sizeof(int)), int, T>>;
+};
+}  // namespace element_detail
+
+/// The type arithmetic on T is done in so that integers wrap as T's two's complement does
+/// (signed overflow would be undefined): for an integer, the unsigned type of its width, which
+/// also fits a SIMD lane of T; compute_t<T> for the others.
+template <class T>
+using wrap_t = typename element_detail::wrap<T>::type;
+
+/// wrap_t for scalar arithmetic: for an integer, an unsigned type at least as wide as int, so
+/// that the usual promotions never take an 8- or 16-bit operand back to a signed int.
+template <class T>
+using wrap_wide_t = typename element_detail::wrap_wide<T>::type;
+
 /// The lowest finite value of a storage type (f16: -65504, bf16: -3.38953e38).
 template <class T>
 T lowest_value() {
