@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -300,4 +301,39 @@ TEST_CASE("an attribute description refuses what its kinds and rules refuse") {
         "attributes 'fill' = 'zero' and 'fill_alias' = 'LOWEST' disagree");
   CHECK_THROWS_WITH_AS(Attributes({{"min", "+-1"}}).get_double("min"),
                        "attribute 'min' = '+-1': not a number", Error);
+}
+
+TEST_CASE("dispatch_numeric gives each numeric element type its C++ storage type") {
+  const auto storage = [](ElementType type) {
+    std::string name = "none";
+    const bool called = dispatch_numeric(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      CHECK(sizeof(T) == element_size(type));
+      if constexpr (std::is_same_v<T, float16>)
+        name = "float16";
+      else if constexpr (std::is_same_v<T, bfloat16>)
+        name = "bfloat16";
+      else if constexpr (std::is_floating_point_v<T>)
+        name = "float" + std::to_string(sizeof(T) * 8);
+      else
+        name = (std::is_signed_v<T> ? "int" : "uint") + std::to_string(sizeof(T) * 8);
+    });
+    CHECK(called == (name != "none"));
+    return name;
+  };
+  CHECK(storage(ElementType::f16) == "float16");
+  CHECK(storage(ElementType::bf16) == "bfloat16");
+  CHECK(storage(ElementType::f32) == "float32");
+  CHECK(storage(ElementType::f64) == "float64");
+  CHECK(storage(ElementType::i8) == "int8");
+  CHECK(storage(ElementType::i16) == "int16");
+  CHECK(storage(ElementType::i32) == "int32");
+  CHECK(storage(ElementType::i64) == "int64");
+  CHECK(storage(ElementType::u8) == "uint8");
+  CHECK(storage(ElementType::u16) == "uint16");
+  CHECK(storage(ElementType::u32) == "uint32");
+  CHECK(storage(ElementType::u64) == "uint64");
+  // Booleans and undefined are not numeric: f is not called.
+  CHECK(storage(ElementType::boolean) == "none");
+  CHECK(storage(ElementType::undefined) == "none");
 }

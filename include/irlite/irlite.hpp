@@ -6,6 +6,7 @@
 //   auto outputs = session.run({{"x", irlite::Tensor(irlite::ElementType::f32, {2, 3})}});
 
 #include "irlite/custom_op.hpp"
+#include "irlite/element_dispatch.hpp"
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
 #include "irlite/float16.hpp"
