@@ -10,6 +10,7 @@
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
 #include "irlite/float16.hpp"
+#include "irlite/input_file.hpp"
 #include "irlite/model.hpp"
 #include "irlite/ops.hpp"
 #include "irlite/outputs.hpp"
