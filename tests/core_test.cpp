@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "irlite/irlite.hpp"
+#include "core/attribute_visitor.hpp"
 #include "core/attributes.hpp"
 
 using namespace irlite;
@@ -182,4 +184,156 @@ TEST_CASE("integer attributes take one optional sign") {
     CHECK_THROWS_WITH_AS(Attributes({{"axis", text}}).get_int("axis"),
                          doctest::Contains("not an integer"), Error);
   }
+}
+
+namespace {
+
+enum class Fill { zero, lowest };
+enum class Rule { none, numpy, pdpd };
+constexpr std::string_view kFillWords[] = {"zero", "lowest"};
+constexpr std::string_view kRuleWords[] = {"none", "explicit", "numpy", "pdpd"};
+constexpr Rule kRules[] = {Rule::none, Rule::none, Rule::numpy, Rule::pdpd};
+
+// One field of every kind the visitor knows, described once for reading and printing.
+struct Everything {
+  std::int64_t axis = 0;
+  std::int64_t batch = 0;
+  std::uint64_t offset = 0;
+  bool flag = false;
+  double min = 0;
+  ElementType type = ElementType::undefined;
+  ElementType index = ElementType::undefined;
+  PartialShape partial;
+  Shape shape;
+  std::vector<bool> begin, end;
+  Fill fill = Fill::zero;
+  Rule rule = Rule::numpy;
+
+  void visit(AttributeVisitor& v) {
+    v.on("axis", axis);
+    v.on("batch", batch, 7);
+    if (v.reading()) v.on("offset", offset);
+    v.on("flag", flag, true);
+    v.on("min", min);
+    v.on("type", type);
+    v.on("index", index, ElementType::i32);
+    v.require("index", index == ElementType::i32 || index == ElementType::i64,
+              "expected i32 or i64");
+    v.on("partial", partial);
+    v.on("shape", shape);
+    v.on("begin", begin);
+    v.on("end", end, {});
+    v.on("fill", "fill_alias", fill, kFillWords);
+    v.on("rule", rule, kRuleWords, kRules, Rule::numpy);
+  }
+};
+
+using Items = std::vector<std::pair<std::string, std::string>>;
+
+Items required() {
+  return {{"axis", "-2"},          {"min", " -inf "},        {"type", "FP16"},
+          {"partial", "1,?,2..8"}, {"shape", "3, 4"},        {"begin", "1,0"},
+          {"offset", "64"},        {"fill_alias", "LOWEST"}, {"rule", "Explicit"}};
+}
+
+// `items` with `name` set to `text`.
+Items with(Items items, const std::string& name, const std::string& text) {
+  for (auto& [k, v] : items)
+    if (k == name) {
+      v = text;
+      return items;
+    }
+  items.emplace_back(name, text);
+  return items;
+}
+
+}  // namespace
+
+TEST_CASE("an attribute description reads a layer and prints what it read") {
+  const Everything read = read_attributes<Everything>(Attributes(required()));
+  CHECK(read.offset == 64);
+  CHECK(read.fill == Fill::lowest);
+  CHECK(read.rule == Rule::none);
+  // Printed in the order visit() names them, with the defaults taken; the offset is read only.
+  CHECK(print_attributes(read) == Items{{"axis", "-2"},
+                                        {"batch", "7"},
+                                        {"flag", "true"},
+                                        {"min", "-inf"},
+                                        {"type", "f16"},
+                                        {"index", "i32"},
+                                        {"partial", "[1,?,2..8]"},
+                                        {"shape", "[3,4]"},
+                                        {"begin", "1,0"},
+                                        {"end", ""},
+                                        {"fill", "lowest"},
+                                        {"rule", "none"}});
+  // What was printed reads back as the same values.
+  Items printed = print_attributes(read);
+  printed.emplace_back("offset", "64");
+  for (auto& [name, text] : printed)
+    if (name == "partial" || name == "shape") text = text.substr(1, text.size() - 2);
+  CHECK(print_attributes(read_attributes<Everything>(Attributes(printed))) ==
+        print_attributes(read));
+}
+
+TEST_CASE("an attribute description refuses what its kinds and rules refuse") {
+  const auto error = [](const Items& items) {
+    try {
+      read_attributes<Everything>(Attributes(items));
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::format);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(error(required()) == "accepted");
+  Items no_axis = required();
+  no_axis.erase(no_axis.begin());
+  CHECK(error(no_axis) == "missing required attribute 'axis'");
+  CHECK(error(with(required(), "index", "f32")) ==
+        "attribute 'index' = 'f32': expected i32 or i64");
+  CHECK(error(with(required(), "end", "0,2")) == "attribute 'end' = '0,2': expected 0s and 1s");
+  CHECK(error(with(required(), "rule", "bidirectional")) ==
+        "attribute 'rule' = 'bidirectional': expected one of none, explicit, numpy, pdpd");
+  // The alias and the name may both be given when they agree.
+  CHECK(error(with(required(), "fill", "lowest")) == "accepted");
+  CHECK(error(with(required(), "fill", "zero")) ==
+        "attributes 'fill' = 'zero' and 'fill_alias' = 'LOWEST' disagree");
+  CHECK_THROWS_WITH_AS(Attributes({{"min", "+-1"}}).get_double("min"),
+                       "attribute 'min' = '+-1': not a number", Error);
+}
+
+TEST_CASE("dispatch_numeric gives each numeric element type its C++ storage type") {
+  const auto storage = [](ElementType type) {
+    std::string name = "none";
+    const bool called = dispatch_numeric(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      CHECK(sizeof(T) == element_size(type));
+      if constexpr (std::is_same_v<T, float16>)
+        name = "float16";
+      else if constexpr (std::is_same_v<T, bfloat16>)
+        name = "bfloat16";
+      else if constexpr (std::is_floating_point_v<T>)
+        name = "float" + std::to_string(sizeof(T) * 8);
+      else
+        name = (std::is_signed_v<T> ? "int" : "uint") + std::to_string(sizeof(T) * 8);
+    });
+    CHECK(called == (name != "none"));
+    return name;
+  };
+  CHECK(storage(ElementType::f16) == "float16");
+  CHECK(storage(ElementType::bf16) == "bfloat16");
+  CHECK(storage(ElementType::f32) == "float32");
+  CHECK(storage(ElementType::f64) == "float64");
+  CHECK(storage(ElementType::i8) == "int8");
+  CHECK(storage(ElementType::i16) == "int16");
+  CHECK(storage(ElementType::i32) == "int32");
+  CHECK(storage(ElementType::i64) == "int64");
+  CHECK(storage(ElementType::u8) == "uint8");
+  CHECK(storage(ElementType::u16) == "uint16");
+  CHECK(storage(ElementType::u32) == "uint32");
+  CHECK(storage(ElementType::u64) == "uint64");
+  // Booleans and undefined are not numeric: f is not called.
+  CHECK(storage(ElementType::boolean) == "none");
+  CHECK(storage(ElementType::undefined) == "none");
 }

@@ -6,9 +6,11 @@
 //   auto outputs = session.run({{"x", irlite::Tensor(irlite::ElementType::f32, {2, 3})}});
 
 #include "irlite/custom_op.hpp"
+#include "irlite/element_dispatch.hpp"
 #include "irlite/element_type.hpp"
 #include "irlite/error.hpp"
 #include "irlite/float16.hpp"
+#include "irlite/input_file.hpp"
 #include "irlite/model.hpp"
 #include "irlite/ops.hpp"
 #include "irlite/outputs.hpp"

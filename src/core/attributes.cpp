@@ -1,5 +1,7 @@
 #include "core/attributes.hpp"
 
+#include <charconv>
+
 #include "core/ir_element_types.hpp"
 #include "irlite/error.hpp"
 
@@ -43,6 +45,22 @@ std::uint64_t Attributes::get_uint(std::string_view name) const {
   return *v;
 }
 
+double Attributes::get_double(std::string_view name) const {
+  const std::string& t = text(name);
+  const std::string_view word = trim_blanks(t);
+  const char* begin = word.data();
+  const char* end = word.data() + word.size();
+  if (begin == end) bad(name, t, "not a number");
+  if (*begin == '+') {  // from_chars takes no '+'; "+-1" stays an error
+    ++begin;
+    if (begin == end || *begin == '-') bad(name, t, "not a number");
+  }
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end) bad(name, t, "not a number");
+  return value;
+}
+
 bool Attributes::get_bool(std::string_view name, bool fallback) const {
   const std::string* t = find(name);
   if (!t) return fallback;
@@ -69,12 +87,6 @@ std::size_t Attributes::get_enum(std::string_view name,
     ++i;
   }
   bad(name, t, "expected one of " + list);
-}
-
-std::size_t Attributes::get_enum(std::string_view name,
-                                 std::initializer_list<std::string_view> words,
-                                 std::size_t fallback) const {
-  return has(name) ? get_enum(name, words) : fallback;
 }
 
 ElementType Attributes::get_element_type(std::string_view name) const {
@@ -110,11 +122,13 @@ Shape Attributes::get_shape(std::string_view name) const {
   return shape->to_shape();
 }
 
-std::optional<std::string_view> Attributes::first_present(
-    std::initializer_list<std::string_view> names) const {
-  for (std::string_view n : names)
-    if (has(n)) return n;
-  return std::nullopt;
+std::vector<bool> Attributes::get_mask(std::string_view name) const {
+  std::vector<bool> mask;
+  for (const std::int64_t v : get_shape(name)) {
+    if (v != 0 && v != 1) bad(name, text(name), "expected 0s and 1s");
+    mask.push_back(v == 1);
+  }
+  return mask;
 }
 
 }  // namespace irlite

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <initializer_list>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,12 +38,13 @@ class Attributes {
   std::int64_t get_int(std::string_view name, std::int64_t fallback) const;
   /// A non-negative decimal integer that fits uint64.
   std::uint64_t get_uint(std::string_view name) const;
+  /// A number, the whole text (blanks around it aside) in the form strtod reads, "inf" and
+  /// "-inf" included.
+  double get_double(std::string_view name) const;
   /// true/false/1/0, any letter case.
   bool get_bool(std::string_view name, bool fallback) const;
   /// One of `words`, any letter case; returns its index.
   std::size_t get_enum(std::string_view name, std::initializer_list<std::string_view> words) const;
-  std::size_t get_enum(std::string_view name, std::initializer_list<std::string_view> words,
-                       std::size_t fallback) const;
   std::size_t get_enum(std::string_view name, std::span<const std::string_view> words) const;
   /// An element type in either spelling.
   ElementType get_element_type(std::string_view name) const;
@@ -53,9 +53,8 @@ class Attributes {
   PartialShape get_partial_shape(std::string_view name) const;
   /// A static shape: comma-separated non-negative integers, empty = scalar.
   Shape get_shape(std::string_view name) const;
-
-  /// The first of several names that is present (for attribute aliases); nullopt if none.
-  std::optional<std::string_view> first_present(std::initializer_list<std::string_view> names) const;
+  /// A bit mask: a comma-separated list of 0s and 1s, empty = no bits.
+  std::vector<bool> get_mask(std::string_view name) const;
 
   const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
 

@@ -5,19 +5,10 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/saturating.hpp"  // saturating_mul and saturating_add, for sizes
 #include "irlite/tensor.hpp"
 
 namespace irlite {
-
-/// a * b, or SIZE_MAX when that overflows: sizes of memory too large to
-/// allocate stay too large.
-constexpr std::size_t saturating_mul(std::size_t a, std::size_t b) {
-  return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
-}
-/// a + b, or SIZE_MAX when that overflows.
-constexpr std::size_t saturating_add(std::size_t a, std::size_t b) {
-  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
-}
 
 /// The machine's physical memory in bytes; SIZE_MAX when the system does not say.
 std::size_t physical_memory();

@@ -1,48 +1,13 @@
 #pragma once
-// Opening the files a user names (the model, its weights, .npy inputs). Only regular files are
-// read, and they are opened without blocking, so that a FIFO or a device is refused at once
-// instead of hanging the caller or being read without end.
+// Opening the files a user names (the model, its weights): InputFile, public so that the irlite
+// command reads its .npy inputs the same way, and what a path that is not a regular file is.
 
-#include <cstddef>
-#include <cstdint>
 #include <filesystem>
 #include <string>
-#include <string_view>
+
+#include "irlite/input_file.hpp"
 
 namespace irlite {
-
-/// A regular file open for reading; closed when destroyed.
-class InputFile {
- public:
-  /// Opens `path` for reading. `what` names the file in messages ("model file", "weights
-  /// file", ".npy file"). Throws Error(io), placed at the path, with the system's reason when it
-  /// cannot be opened, or with what the path is when it is not a regular file ("is a FIFO, not
-  /// a model file").
-  static InputFile open(const std::filesystem::path& path, std::string_view what);
-
-  InputFile(InputFile&& other) noexcept;
-  InputFile& operator=(InputFile&& other) noexcept;
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-  ~InputFile();
-
-  int fd() const { return fd_; }
-  /// The size when it was opened.
-  std::uint64_t size() const { return size_; }
-  const std::string& path() const { return path_; }
-
-  /// Reads up to `n` bytes at `offset` into `dst`; fewer only where the file ends. Throws
-  /// Error(io) on a read error.
-  std::size_t read_at(std::uint64_t offset, void* dst, std::size_t n) const;
-
- private:
-  InputFile(int fd, std::uint64_t size, std::string path)
-      : fd_(fd), size_(size), path_(std::move(path)) {}
-
-  int fd_ = -1;
-  std::uint64_t size_ = 0;
-  std::string path_;
-};
 
 /// What `path` is when it exists and is not a regular file, e.g. "a directory" or "a FIFO";
 /// empty otherwise.

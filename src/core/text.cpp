@@ -1,7 +1,10 @@
 #include "core/text.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace irlite {
 
@@ -126,6 +129,19 @@ std::string escape_nonprintable(std::string_view text) {
     }
   }
   return s;
+}
+
+std::string number_text(double v) {
+  return std::isnan(v) ? "nan" : fmt::format("{}", v);
+}
+
+std::string mask_text(const std::vector<bool>& mask) {
+  std::string text;
+  for (std::size_t i = 0; i < mask.size(); ++i) {
+    if (i > 0) text += ',';
+    text += mask[i] ? '1' : '0';
+  }
+  return text;
 }
 
 }  // namespace irlite

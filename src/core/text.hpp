@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "irlite/error.hpp"  // escape_nonprintable
 
@@ -23,5 +24,10 @@ std::optional<std::int64_t> parse_int64(std::string_view text);
 /// Lower-cases ASCII letters.
 std::string ascii_lower(std::string_view text);
 
+/// The shortest text that reads back as `v` ("0.2", "-inf"); NaN is "nan" whatever its sign.
+std::string number_text(double v);
+
+/// A bit mask as the IR writes it: "1,0,1".
+std::string mask_text(const std::vector<bool>& mask);
 
 }  // namespace irlite

@@ -13,11 +13,6 @@
 
 namespace irlite::binary_fn {
 
-/// The unsigned type integer arithmetic on T is done in: at least 32 bits, so that the usual
-/// promotions never take it back to a signed int.
-template <class T>
-using wide_unsigned_t = std::conditional_t<(sizeof(T) < 4), std::uint32_t, std::make_unsigned_t<T>>;
-
 template <class T>
 IRLITE_INLINE T from_compute(compute_t<T> v) {
   return static_cast<T>(v);
@@ -27,7 +22,7 @@ struct Add {
   template <class T>
   IRLITE_INLINE T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) {
-      using U = wide_unsigned_t<T>;
+      using U = wrap_wide_t<T>;
       return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
     } else {
       return from_compute<T>(static_cast<compute_t<T>>(a) + static_cast<compute_t<T>>(b));
@@ -39,7 +34,7 @@ struct Subtract {
   template <class T>
   IRLITE_INLINE T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) {
-      using U = wide_unsigned_t<T>;
+      using U = wrap_wide_t<T>;
       return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
     } else {
       return from_compute<T>(static_cast<compute_t<T>>(a) - static_cast<compute_t<T>>(b));
@@ -51,7 +46,7 @@ struct Multiply {
   template <class T>
   IRLITE_INLINE T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) {
-      using U = wide_unsigned_t<T>;
+      using U = wrap_wide_t<T>;
       return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
     } else {
       return from_compute<T>(static_cast<compute_t<T>>(a) * static_cast<compute_t<T>>(b));
@@ -69,7 +64,7 @@ struct Divide {
     if constexpr (std::is_integral_v<T>) {
       if constexpr (std::is_signed_v<T>) {
         if (b == -1) {
-          using U = wide_unsigned_t<T>;
+          using U = wrap_wide_t<T>;
           return static_cast<T>(static_cast<U>(U{0} - static_cast<U>(a)));
         }
       }
@@ -108,7 +103,7 @@ struct Power {
   template <class T>
   IRLITE_INLINE T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) {
-      using U = wide_unsigned_t<T>;
+      using U = wrap_wide_t<T>;
       if constexpr (std::is_signed_v<T>) {
         if (b < 0) {
           if (a == 1) return 1;

@@ -1,6 +1,7 @@
 #pragma once
-// Mapping element types to C++ storage types, and the single place where a kernel's element
-// type is switched on (once per call, never per element).
+// Mapping element types to C++ storage types, and where a kernel's element type is switched on
+// (once per call, never per element): dispatch_numeric() is the public one
+// (irlite/element_dispatch.hpp), the others are below.
 
 #include <cstddef>
 #include <cstdint>
@@ -8,15 +9,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "irlite/element_dispatch.hpp"  // type_tag, dispatch_numeric
 #include "irlite/element_type.hpp"
 #include "irlite/float16.hpp"
 
 namespace irlite {
-
-template <class T>
-struct type_tag {
-  using type = T;
-};
 
 /// The C++ storage type of a numeric element type.
 template <ElementType E>
@@ -44,6 +41,36 @@ template <class T>
 inline constexpr bool is_float_storage_v =
     std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
+namespace element_detail {
+template <class T, bool = std::is_integral_v<T>>
+struct wrap {
+  using type = compute_t<T>;
+};
+template <class T>
+struct wrap<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+template <class T, bool = std::is_integral_v<T>>
+struct wrap_wide {
+  using type = compute_t<T>;
+};
+template <class T>
+struct wrap_wide<T, true> {
+  using type = std::make_unsigned_t<std::conditional_t<(sizeof(T) < sizeof(int)), int, T>>;
+};
+}  // namespace element_detail
+
+/// The type arithmetic on T is done in so that integers wrap as T's two's complement does
+/// (signed overflow would be undefined): for an integer, the unsigned type of its width, which
+/// also fits a SIMD lane of T; compute_t<T> for the others.
+template <class T>
+using wrap_t = typename element_detail::wrap<T>::type;
+
+/// wrap_t for scalar arithmetic: for an integer, an unsigned type at least as wide as int, so
+/// that the usual promotions never take an 8- or 16-bit operand back to a signed int.
+template <class T>
+using wrap_wide_t = typename element_detail::wrap_wide<T>::type;
+
 /// The lowest finite value of a storage type (f16: -65504, bf16: -3.38953e38).
 template <class T>
 T lowest_value() {
@@ -53,27 +80,6 @@ T lowest_value() {
     return bfloat16::from_bits(0xff7f);
   } else {
     return std::numeric_limits<T>::lowest();
-  }
-}
-
-/// Calls f(type_tag<T>{}) with T the storage type of a numeric `type` (f16..f64, i8..u64).
-/// Returns false (without calling) for other types.
-template <class F>
-bool dispatch_numeric(ElementType type, F&& f) {
-  switch (type) {
-    case ElementType::f16: f(type_tag<float16>{}); return true;
-    case ElementType::bf16: f(type_tag<bfloat16>{}); return true;
-    case ElementType::f32: f(type_tag<float>{}); return true;
-    case ElementType::f64: f(type_tag<double>{}); return true;
-    case ElementType::i8: f(type_tag<std::int8_t>{}); return true;
-    case ElementType::i16: f(type_tag<std::int16_t>{}); return true;
-    case ElementType::i32: f(type_tag<std::int32_t>{}); return true;
-    case ElementType::i64: f(type_tag<std::int64_t>{}); return true;
-    case ElementType::u8: f(type_tag<std::uint8_t>{}); return true;
-    case ElementType::u16: f(type_tag<std::uint16_t>{}); return true;
-    case ElementType::u32: f(type_tag<std::uint32_t>{}); return true;
-    case ElementType::u64: f(type_tag<std::uint64_t>{}); return true;
-    default: return false;
   }
 }
 

@@ -51,16 +51,8 @@ namespace embedding_detail {
 // What the sums are computed in: float for the 16-bit floats (rounded once at the end), the
 // type itself for f32/f64, and for integers an unsigned type at least as wide as int, so that
 // overflow wraps as the element type does without signed-overflow UB or promotion to int.
-template <class T, bool = is_float_storage_v<T>>
-struct sum_type {
-  using type = compute_t<T>;
-};
 template <class T>
-struct sum_type<T, false> {
-  using type = std::make_unsigned_t<std::conditional_t<(sizeof(T) < sizeof(int)), int, T>>;
-};
-template <class T>
-using sum_t = typename sum_type<T>::type;
+using sum_t = wrap_wide_t<T>;
 
 // dst[j] (+)= src[j] (* w), four loops so that no test is left in the inner one.
 template <class A, class D, class T>

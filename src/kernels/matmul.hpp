@@ -42,20 +42,6 @@ struct MatMulPlan {
 
 namespace matmul_detail {
 
-/// What a storage type is multiplied in: float for the 16-bit floats, the unsigned type of the
-/// same width for integers.
-template <class T>
-struct acc {
-  using type = compute_t<T>;
-};
-template <class T>
-requires std::is_integral_v<T>
-struct acc<T> {
-  using type = std::make_unsigned_t<T>;
-};
-template <class T>
-using acc_t = typename acc<T>::type;
-
 inline constexpr std::int64_t kMR = 6;
 template <class C>
 inline constexpr std::int64_t kNR = 2 * static_cast<std::int64_t>(simd::lanes<C>);
@@ -174,7 +160,7 @@ inline constexpr std::int64_t kGrainFlops = std::int64_t{1} << 17;
 /// group of A and a tile per thread.
 template <class T>
 std::size_t matmul_scratch(const MatMulPlan& p, unsigned threads) {
-  using C = matmul_detail::acc_t<T>;
+  using C = wrap_t<T>;
   namespace d = matmul_detail;
   const auto panels = static_cast<std::size_t>((p.n + d::kNR<C> - 1) / d::kNR<C>);
   const auto k = static_cast<std::size_t>(p.k);
@@ -190,7 +176,7 @@ std::size_t matmul_scratch(const MatMulPlan& p, unsigned threads) {
 /// out[i] = a[a_index[i]] · b[b_index[i]] for every output matrix i (each m x n, row-major).
 template <class T>
 void matmul(const Parallel& par, const T* a, const T* b, const MatMulPlan& p, T* out) {
-  using C = matmul_detail::acc_t<T>;
+  using C = wrap_t<T>;
   namespace d = matmul_detail;
   constexpr std::int64_t MR = d::kMR, NR = d::kNR<C>;
   const auto batches = static_cast<std::int64_t>(p.a_index.size());

@@ -270,19 +270,6 @@ struct ExtremumStep {
 /// or its square (L2).
 enum class Map { identity, abs, square };
 
-/// Integer arithmetic in the unsigned type of the same width, which wraps as the type does.
-template <class T>
-struct wrap {
-  using type = T;
-};
-template <class T>
-requires std::is_integral_v<T>
-struct wrap<T> {
-  using type = std::make_unsigned_t<T>;
-};
-template <class T>
-using wrap_t = typename wrap<T>::type;
-
 /// The type integer arithmetic is done in, scalar or vector: the unsigned type of the same
 /// width, which wraps as the type does (signed overflow would be undefined). Floats as they are.
 template <class V>

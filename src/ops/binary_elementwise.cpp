@@ -10,7 +10,7 @@
 #include <array>
 #include <limits>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/binary_functions.hpp"
 #include "kernels/elementwise.hpp"
 #include "ops/broadcast_rules.hpp"
@@ -212,10 +212,21 @@ std::int64_t integer_type_min(ElementType type) {
 
 // ---- The op ---------------------------------------------------------------------------------
 
+struct BinaryAttributes {
+  Kind kind = Kind::add;  // not an attribute
+  BroadcastSpec spec;
+  // Divide's only: whether an integer quotient is rounded down, as Python's (else toward zero).
+  bool pythondiv = false;
+
+  void visit(AttributeVisitor& v) {
+    spec.visit(v);
+    if (kind == Kind::divide) v.on("m_pythondiv", pythondiv, true);
+  }
+};
+
 class BinaryOp final : public Op {
  public:
-  BinaryOp(Kind kind, BroadcastSpec spec, bool pythondiv)
-      : kind_(kind), spec_(spec), pythondiv_(pythondiv) {}
+  explicit BinaryOp(const BinaryAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& a = inputs[0];
@@ -224,9 +235,9 @@ class BinaryOp final : public Op {
       input_error(1, fmt::format("the inputs' element types must match: input 0 is {}, input 1 "
                                  "is {}",
                                  to_string(a.type), to_string(b.type)));
-    const Family family = family_of(kind_);
-    const std::optional<PartialShape> shape = broadcast_shapes(a.shape, b.shape, spec_);
-    if (!shape) op_error(broadcast_error(a.shape, b.shape, spec_));
+    const Family family = family_of(attributes_.kind);
+    const std::optional<PartialShape> shape = broadcast_shapes(a.shape, b.shape, attributes_.spec);
+    if (!shape) op_error(broadcast_error(a.shape, b.shape, attributes_.spec));
     const ElementType type = family == Family::arithmetic ? a.type : ElementType::boolean;
     return {{type, *shape}};
   }
@@ -237,21 +248,23 @@ class BinaryOp final : public Op {
     const Tensor& b = inputs[1];
     Tensor& out = outputs[0];
     if (out.empty()) return;
-    if (kind_ == Kind::divide) check_divisor(b);
-    const ElementwisePlan plan = plan_for(inputs, out, spec_);
+    if (attributes_.kind == Kind::divide) check_divisor(b);
+    const ElementwisePlan plan = plan_for(inputs, out, attributes_.spec);
     const auto typed = [&](auto tag) {
       using T = typename decltype(tag)::type;
-      with_function<T>(kind_, pythondiv_, a.element_type() == ElementType::boolean, [&](auto fn) {
-        using R = decltype(fn(T{}, T{}));
-        binary_elementwise(context.parallel, plan, fn, a.data<T>(), b.data<T>(), out.data<R>());
-      });
+      with_function<T>(attributes_.kind, attributes_.pythondiv,
+                       a.element_type() == ElementType::boolean, [&](auto fn) {
+                         using R = decltype(fn(T{}, T{}));
+                         binary_elementwise(context.parallel, plan, fn, a.data<T>(), b.data<T>(),
+                                            out.data<R>());
+                       });
     };
     if (a.element_type() == ElementType::boolean) {
-      if (family_of(kind_) == Family::arithmetic) no_kernel(0, ElementType::boolean);
+      if (family_of(attributes_.kind) == Family::arithmetic) no_kernel(0, ElementType::boolean);
       typed(type_tag<std::uint8_t>{});
       return;
     }
-    if (family_of(kind_) == Family::logical)
+    if (family_of(attributes_.kind) == Family::logical)
       input_error(
           0, fmt::format("logical ops need boolean inputs, got {}", to_string(a.element_type())));
     if (!dispatch_numeric(a.element_type(), typed))
@@ -260,8 +273,9 @@ class BinaryOp final : public Op {
 
   std::optional<ValueBounds> infer_bounds(std::span<const ValueInfo> inputs,
                                           const OutputInfo& output) const override {
-    if (family_of(kind_) != Family::arithmetic || !output.shape.is_static()) return std::nullopt;
-    if (kind_ == Kind::divide || kind_ == Kind::power) return std::nullopt;
+    if (family_of(attributes_.kind) != Family::arithmetic || !output.shape.is_static())
+      return std::nullopt;
+    if (attributes_.kind == Kind::divide || attributes_.kind == Kind::power) return std::nullopt;
     const std::vector<Range> ra = ranges_of(inputs[0]);
     const std::vector<Range> rb = ranges_of(inputs[1]);
     if (ra.empty() || rb.empty()) return std::nullopt;
@@ -269,8 +283,8 @@ class BinaryOp final : public Op {
     const Tensor* ta = inputs[0].value ? inputs[0].value : inputs[0].lower;
     const Tensor* tb = inputs[1].value ? inputs[1].value : inputs[1].lower;
     ValueBounds bounds{Tensor(output.type, out_shape), Tensor(output.type, out_shape)};
-    std::array<Shape, 2> aligned{align_shape(ta->shape(), out_shape.size(), spec_),
-                                 align_shape(tb->shape(), out_shape.size(), spec_)};
+    std::array<Shape, 2> aligned{align_shape(ta->shape(), out_shape.size(), attributes_.spec),
+                                 align_shape(tb->shape(), out_shape.size(), attributes_.spec)};
     const ElementwisePlan plan = plan_elementwise(out_shape, aligned);
     const std::int64_t type_min = integer_type_min(output.type);
     const std::int64_t type_max = integer_type_max(output.type);
@@ -279,7 +293,7 @@ class BinaryOp final : public Op {
       for (std::int64_t i = 0; i < n && ok; ++i) {
         const auto ia = static_cast<std::size_t>(off[0] + i * plan.strides.back()[0]);
         const auto ib = static_cast<std::size_t>(off[1] + i * plan.strides.back()[1]);
-        const std::optional<Range> r = combine(kind_, ra[ia], rb[ib]);
+        const std::optional<Range> r = combine(attributes_.kind, ra[ia], rb[ib]);
         // A result beyond the type's range wraps at run time: no bounds then.
         if (!r || r->lo < type_min || (!r->open && r->hi > type_max)) {
           ok = false;
@@ -295,10 +309,7 @@ class BinaryOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    std::vector<std::pair<std::string, std::string>> a{{"auto_broadcast", to_string(spec_.type)}};
-    if (spec_.type == AutoBroadcast::pdpd) a.emplace_back("axis", std::to_string(spec_.axis));
-    if (kind_ == Kind::divide) a.emplace_back("m_pythondiv", pythondiv_ ? "true" : "false");
-    return a;
+    return print_attributes(attributes_);
   }
 
  private:
@@ -320,9 +331,7 @@ class BinaryOp final : public Op {
     });
   }
 
-  Kind kind_;
-  BroadcastSpec spec_;
-  bool pythondiv_;
+  BinaryAttributes attributes_;
 };
 
 std::vector<ElementType> comparable_types() {
@@ -344,9 +353,9 @@ OpDef binary_def(std::string_view type, Kind kind) {
       .max_inputs = 2,
       .num_outputs = 1,
       .create = [kind](const Attributes& a) -> std::unique_ptr<const Op> {
-        const BroadcastSpec spec = read_broadcast_spec(a, AutoBroadcast::numpy);
-        const bool pythondiv = kind == Kind::divide && a.get_bool("m_pythondiv", true);
-        return std::make_unique<BinaryOp>(kind, spec, pythondiv);
+        BinaryAttributes initial;
+        initial.kind = kind;
+        return std::make_unique<BinaryOp>(read_attributes(a, initial));
       },
       .input_types = {{"a", in}, {"b", in}},
       .output_types = {{"output", out}},

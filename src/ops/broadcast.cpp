@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <array>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/elementwise.hpp"
 #include "ops/broadcast_rules.hpp"
 #include "ops/op_list.hpp"
@@ -22,35 +22,47 @@ constexpr std::size_t kData = 0;
 constexpr std::size_t kTarget = 1;
 constexpr std::size_t kAxes = 2;
 
-std::string mode_text(Mode m) {
-  switch (m) {
-    case Mode::numpy:
-      return "numpy";
-    case Mode::explicit_axes:
-      return "explicit";
-    case Mode::bidirectional:
-      return "bidirectional";
-    case Mode::pdpd:
-      return "pdpd";
+constexpr std::string_view kV1Words[] = {"numpy", "explicit", "pdpd"};
+constexpr Mode kV1Modes[] = {Mode::numpy, Mode::explicit_axes, Mode::pdpd};
+constexpr std::string_view kV3Words[] = {"numpy", "explicit", "bidirectional", "pdpd"};
+constexpr Mode kV3Modes[] = {Mode::numpy, Mode::explicit_axes, Mode::bidirectional, Mode::pdpd};
+
+struct BroadcastAttributes {
+  int version = 3;  // not an attribute: Broadcast-1 has no bidirectional mode
+  Mode mode = Mode::numpy;
+  std::int64_t axis = -1;
+
+  void visit(AttributeVisitor& v) {
+    if (version == 1)
+      v.on("mode", mode, kV1Words, kV1Modes, Mode::numpy);
+    else
+      v.on("mode", mode, kV3Words, kV3Modes, Mode::numpy);
+    // Where pdpd places the data: read (and a wrong one refused) whatever the mode, shown only
+    // with pdpd, the one mode it means something in.
+    if (mode == Mode::pdpd || v.reading()) {
+      v.on("axis", axis, -1);
+      if (axis < -1)
+        throw Error(ErrorCode::format,
+                    fmt::format("attribute 'axis' must be -1 or more, got {}", axis));
+    }
   }
-  return "?";
-}
+};
 
 /// A problem with a value: the model's shape error at load time, the input's value error at run
 /// time.
 class BroadcastOp final : public Op {
  public:
-  BroadcastOp(Mode mode, std::int64_t axis) : mode_(mode), axis_(axis) {}
+  explicit BroadcastOp(const BroadcastAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override {
     const ValueInfo& data = inputs[kData];
     const ValueInfo& target = inputs[kTarget];
-    if (mode_ == Mode::explicit_axes && inputs.size() < 3)
+    if (attributes_.mode == Mode::explicit_axes && inputs.size() < 3)
       op_error("mode=explicit needs the axes_mapping input");
     if (target.shape.rank_is_static() && target.shape.rank() != 1)
       input_error(kTarget, "target_shape must be 1-D, got " + to_string(target.shape));
-    const ValueInfo* axes = mode_ == Mode::explicit_axes ? &inputs[kAxes] : nullptr;
+    const ValueInfo* axes = attributes_.mode == Mode::explicit_axes ? &inputs[kAxes] : nullptr;
     if (axes) {
       if (axes->shape.rank_is_static() && axes->shape.rank() != 1)
         input_error(kAxes, "axes_mapping must be 1-D, got " + to_string(axes->shape));
@@ -81,7 +93,7 @@ class BroadcastOp final : public Op {
                : PartialShape::dynamic_rank();
     const PartialShape& in = data.shape;
 
-    switch (mode_) {
+    switch (attributes_.mode) {
       case Mode::numpy: {
         if (!wanted) return {{data.type, unknown}};
         if (in.rank_is_static()) {
@@ -175,7 +187,7 @@ class BroadcastOp final : public Op {
     if (out.empty()) return;
     const std::size_t rank = out.rank();
     Shape aligned(rank, 1);
-    if (mode_ == Mode::explicit_axes) {
+    if (attributes_.mode == Mode::explicit_axes) {
       const std::vector<std::int64_t> axes = integer_values(inputs[kAxes]);
       if (data.rank() > 0) {
         for (std::size_t i = 0; i < axes.size() && i < data.rank(); ++i) {
@@ -186,7 +198,7 @@ class BroadcastOp final : public Op {
       }
     } else if (data.rank() <= rank) {
       const std::int64_t start =
-          mode_ == Mode::pdpd
+          attributes_.mode == Mode::pdpd
               ? start_axis(static_cast<std::int64_t>(data.rank()), static_cast<std::int64_t>(rank))
               : static_cast<std::int64_t>(rank - data.rank());
       if (start < 0 || static_cast<std::size_t>(start) + data.rank() > rank)
@@ -216,14 +228,12 @@ class BroadcastOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    std::vector<std::pair<std::string, std::string>> a{{"mode", mode_text(mode_)}};
-    if (mode_ == Mode::pdpd) a.emplace_back("axis", std::to_string(axis_));
-    return a;
+    return print_attributes(attributes_);
   }
 
  private:
   std::int64_t start_axis(std::int64_t data_rank, std::int64_t target_rank) const {
-    return axis_ == -1 ? target_rank - data_rank : axis_;
+    return attributes_.axis == -1 ? target_rank - data_rank : attributes_.axis;
   }
 
   /// OpenVINO's checks of a known axes_mapping against known shapes: sorted, inside the
@@ -256,23 +266,8 @@ class BroadcastOp final : public Op {
     }
   }
 
-  Mode mode_;
-  std::int64_t axis_;
+  BroadcastAttributes attributes_;
 };
-
-std::unique_ptr<const Op> create(const Attributes& a, bool v3) {
-  const std::size_t word =
-      v3 ? a.get_enum("mode", {"numpy", "explicit", "bidirectional", "pdpd"}, 0)
-         : a.get_enum("mode", {"numpy", "explicit", "pdpd"}, 0);
-  constexpr Mode kV3[] = {Mode::numpy, Mode::explicit_axes, Mode::bidirectional, Mode::pdpd};
-  constexpr Mode kV1[] = {Mode::numpy, Mode::explicit_axes, Mode::pdpd};
-  const Mode mode = v3 ? kV3[word] : kV1[word];
-  const std::int64_t axis = a.get_int("axis", -1);
-  if (axis < -1)
-    throw Error(ErrorCode::format,
-                fmt::format("attribute 'axis' must be -1 or more, got {}", axis));
-  return std::make_unique<BroadcastOp>(mode, axis);
-}
 
 OpDef broadcast_def(int version) {
   return {
@@ -282,7 +277,10 @@ OpDef broadcast_def(int version) {
       .min_inputs = 2,
       .max_inputs = 3,
       .num_outputs = 1,
-      .create = [version](const Attributes& a) { return create(a, version == 3); },
+      .create = [version](const Attributes& a) -> std::unique_ptr<const Op> {
+        return std::make_unique<BroadcastOp>(
+            read_attributes(a, BroadcastAttributes{.version = version}));
+      },
       .input_types = {{"data", all_types()},
                       {"target_shape", integral_types()},
                       {"axes_mapping", integral_types()}},

@@ -4,32 +4,25 @@
 
 #include <algorithm>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "irlite/error.hpp"
 #include "ops/shape_utils.hpp"
 
 namespace irlite {
 
-BroadcastSpec read_broadcast_spec(const Attributes& a, AutoBroadcast fallback) {
-  BroadcastSpec spec;
-  constexpr AutoBroadcast kTypes[] = {AutoBroadcast::none, AutoBroadcast::none,
-                                      AutoBroadcast::numpy, AutoBroadcast::pdpd};
-  const std::size_t word = a.get_enum("auto_broadcast", {"none", "explicit", "numpy", "pdpd"},
-                                      fallback == AutoBroadcast::none    ? 0
-                                      : fallback == AutoBroadcast::numpy ? 2
-                                                                         : 3);
-  spec.type = kTypes[word];
-  if (spec.type == AutoBroadcast::pdpd) {
-    spec.axis = a.get_int("axis", -1);
-    // OpenVINO refuses any other negative axis when it merges the shapes; here the layer's
-    // attribute is wrong whatever the shapes, so it is refused as such.
-    if (spec.axis < -1)
-      throw Error(
-          ErrorCode::format,
-          fmt::format("attribute 'axis' must be -1 or more with auto_broadcast=pdpd, got {}",
-                      spec.axis));
-  }
-  return spec;
+void BroadcastSpec::visit(AttributeVisitor& v) {
+  static constexpr std::string_view kWords[] = {"none", "explicit", "numpy", "pdpd"};
+  static constexpr AutoBroadcast kTypes[] = {AutoBroadcast::none, AutoBroadcast::none,
+                                             AutoBroadcast::numpy, AutoBroadcast::pdpd};
+  v.on("auto_broadcast", type, kWords, kTypes, AutoBroadcast::numpy);
+  if (type != AutoBroadcast::pdpd) return;
+  v.on("axis", axis, -1);
+  // OpenVINO refuses any other negative axis when it merges the shapes; here the layer's
+  // attribute is wrong whatever the shapes, so it is refused as such.
+  if (axis < -1)
+    throw Error(
+        ErrorCode::format,
+        fmt::format("attribute 'axis' must be -1 or more with auto_broadcast=pdpd, got {}", axis));
 }
 
 std::string to_string(AutoBroadcast type) {

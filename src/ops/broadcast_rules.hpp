@@ -11,7 +11,7 @@
 
 namespace irlite {
 
-class Attributes;
+class AttributeVisitor;
 
 /// How the inputs of an element-wise op are brought to one shape.
 enum class AutoBroadcast {
@@ -24,11 +24,11 @@ struct BroadcastSpec {
   AutoBroadcast type = AutoBroadcast::numpy;
   /// pdpd only: where the second shape starts in the first; -1 aligns it to the right.
   std::int64_t axis = -1;
-};
 
-/// Reads `auto_broadcast` ("none", "explicit" as a synonym of none, "numpy", "pdpd"; any letter
-/// case) and, for pdpd, `axis` (default -1). A missing attribute is `fallback`.
-BroadcastSpec read_broadcast_spec(const Attributes& a, AutoBroadcast fallback);
+  /// The attributes: `auto_broadcast` ("none", "explicit" as a synonym of none, "numpy",
+  /// "pdpd"; any letter case; numpy when absent) and, for pdpd, `axis` (default -1).
+  void visit(AttributeVisitor& v);
+};
 
 /// The attribute's text: "none", "numpy", "pdpd".
 std::string to_string(AutoBroadcast type);

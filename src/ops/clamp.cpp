@@ -6,41 +6,17 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
 
-#include "core/attributes.hpp"
 #include "core/text.hpp"
 #include "ops/op_list.hpp"
-#include "ops/shape_utils.hpp"
 #include "ops/unary_op.hpp"
 
 namespace irlite {
 namespace {
-
-/// A required double attribute: the whole text (blanks around it aside) in the form strtod
-/// reads, "inf" and "-inf" included.
-double get_double(const Attributes& a, std::string_view name) {
-  const std::string& text = a.text(name);
-  const std::string_view t = trim_blanks(text);
-  const auto bad = [&] {
-    throw Error(ErrorCode::format, fmt::format("attribute '{}' = '{}': not a number", name, text));
-  };
-  const char* begin = t.data();
-  const char* end = t.data() + t.size();
-  if (begin == end) bad();
-  if (*begin == '+') {  // from_chars takes no '+'; "+-1" stays an error
-    ++begin;
-    if (begin == end || *begin == '-') bad();
-  }
-  double value = 0;
-  const auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr != end) bad();
-  return value;
-}
 
 /// The bound `value` in integer type T: rounded by `round` (ceil or floor), then limited to
 /// T's range.
@@ -66,6 +42,15 @@ struct ClampFn {
   double min = 0;
   double max = 0;
 
+  void visit(AttributeVisitor& v) {
+    v.on("min", min);
+    v.on("max", max);
+    if (!(min <= max))
+      throw Error(ErrorCode::format,
+                  fmt::format("attribute 'min' ({}) must be less than or equal to 'max' ({})",
+                              number_text(min), number_text(max)));
+  }
+
   template <class T, class Run>
   void apply(Run run) const {
     using C = compute_t<T>;
@@ -81,42 +66,12 @@ struct ClampFn {
       run(ClampKernel<T>{min, max});
     }
   }
-
-  std::vector<std::pair<std::string, std::string>> attributes() const {
-    return {{"min", number_text(min)}, {"max", number_text(max)}};
-  }
-
-  static std::string number_text(double v) {
-    Tensor t(ElementType::f64, Shape{});
-    t.data<double>()[0] = v;
-    return value_text(t, 0);
-  }
 };
-
-std::unique_ptr<const Op> create_clamp(const Attributes& a) {
-  const double min = get_double(a, "min");
-  const double max = get_double(a, "max");
-  if (!(min <= max))
-    throw Error(ErrorCode::format,
-                fmt::format("attribute 'min' ({}) must be less than or equal to 'max' ({})",
-                            ClampFn::number_text(min), ClampFn::number_text(max)));
-  return std::make_unique<UnaryOp<ClampFn>>(ClampFn{min, max});
-}
 
 }  // namespace
 
 OpDef clamp_op() {
-  return {
-      .type = "Clamp",
-      .version = 1,
-      .since_opset = 1,
-      .min_inputs = 1,
-      .max_inputs = 1,
-      .num_outputs = 1,
-      .create = create_clamp,
-      .input_types = {{"data", numeric_types()}},
-      .output_types = {{"output", numeric_types()}},
-  };
+  return unary_def<ClampFn>("Clamp", 1, 1);
 }
 
 }  // namespace irlite

@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/data_movement.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_family.hpp"
@@ -15,9 +15,14 @@
 namespace irlite {
 namespace {
 
+struct ConcatAttributes {
+  std::int64_t axis = 0;
+  void visit(AttributeVisitor& v) { v.on("axis", axis); }
+};
+
 class ConcatOp final : public Op {
  public:
-  explicit ConcatOp(std::int64_t axis) : axis_(axis) {}
+  explicit ConcatOp(const ConcatAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ElementType type = inputs[0].type;
@@ -37,10 +42,11 @@ class ConcatOp final : public Op {
       }
     if (!first) return {{type, PartialShape::dynamic_rank()}};
     const std::int64_t rank = first->rank();
-    const std::optional<std::int64_t> axis = normalize_axis(axis_, rank);
+    const std::optional<std::int64_t> axis = normalize_axis(attributes_.axis, rank);
     if (!axis)
-      input_error(first_index, fmt::format("{} of input {} {}", axis_range_message(axis_, rank),
-                                           first_index, to_string(*first)));
+      input_error(first_index,
+                  fmt::format("{} of input {} {}", axis_range_message(attributes_.axis, rank),
+                              first_index, to_string(*first)));
     const auto ax = static_cast<std::size_t>(*axis);
     std::vector<Dimension> dims = first->dims();
     Dimension total(0);
@@ -71,7 +77,7 @@ class ConcatOp final : public Op {
                const ExecContext& context) const override {
     const Tensor& out = outputs[0];
     const auto rank = static_cast<std::int64_t>(out.rank());
-    const auto ax = static_cast<std::size_t>(*normalize_axis(axis_, rank));
+    const auto ax = static_cast<std::size_t>(*normalize_axis(attributes_.axis, rank));
     std::size_t outer = 1;
     for (std::size_t d = 0; d < ax; ++d) outer *= static_cast<std::size_t>(out.shape()[d]);
     std::vector<const void*> sources;
@@ -90,15 +96,15 @@ class ConcatOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"axis", std::to_string(axis_)}};
+    return print_attributes(attributes_);
   }
 
  private:
-  std::int64_t axis_;
+  ConcatAttributes attributes_;
 };
 
 std::unique_ptr<const Op> create_concat(const Attributes& a) {
-  return std::make_unique<ConcatOp>(a.get_int("axis"));
+  return std::make_unique<ConcatOp>(read_attributes<ConcatAttributes>(a));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/unary.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
@@ -28,13 +28,18 @@ std::int64_t integer_type_min(ElementType type) {
   return lowest;
 }
 
+struct ConvertAttributes {
+  ElementType destination_type = ElementType::f32;
+  void visit(AttributeVisitor& v) { v.on("destination_type", destination_type); }
+};
+
 class ConvertOp final : public Op {
  public:
-  explicit ConvertOp(ElementType to) : to_(to) {}
+  explicit ConvertOp(const ConvertAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
-    return {{to_, data.shape}};
+    return {{attributes_.destination_type, data.shape}};
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
@@ -44,7 +49,7 @@ class ConvertOp final : public Op {
     const std::size_t n = data.size();
     const bool ok = dispatch_any(data.element_type(), [&](auto from_tag) {
       using From = typename decltype(from_tag)::type;
-      dispatch_any(to_, [&](auto to_tag) {
+      dispatch_any(attributes_.destination_type, [&](auto to_tag) {
         using To = typename decltype(to_tag)::type;
         if constexpr (std::is_same_v<From, To> && !std::is_same_v<From, boolean8>) {
           // The same type: the bits as they are (a NaN keeps its payload).
@@ -68,20 +73,20 @@ class ConvertOp final : public Op {
   std::optional<ValueBounds> infer_bounds(std::span<const ValueInfo> inputs,
                                           const OutputInfo& output) const override {
     const ValueInfo& in = inputs[0];
-    if (!is_integral(in.type) || !is_integral(to_)) return std::nullopt;
+    if (!is_integral(in.type) || !is_integral(attributes_.destination_type)) return std::nullopt;
     std::optional<ValueBounds> bounds = monotonic_bounds(*this, inputs, output);
     if (!bounds) return std::nullopt;
     const Tensor& lower = in.value ? *in.value : *in.lower;
     const Tensor& upper = in.value ? *in.value : *in.upper;
     const std::int64_t in_max = integer_type_max(in.type);
-    const std::int64_t out_min = integer_type_min(to_);
-    const std::int64_t out_max = integer_type_max(to_);
+    const std::int64_t out_min = integer_type_min(attributes_.destination_type);
+    const std::int64_t out_max = integer_type_max(attributes_.destination_type);
     for (std::size_t i = 0; i < lower.size(); ++i) {
       const std::int64_t lo = integer_at(lower, i);
       const std::int64_t hi = integer_at(upper, i);
       if (lo < out_min || lo > out_max) return std::nullopt;
       if (!in.value && hi == in_max) {
-        dispatch_numeric(to_, [&](auto tag) {
+        dispatch_numeric(attributes_.destination_type, [&](auto tag) {
           using T = typename decltype(tag)::type;
           bounds->upper.data<T>()[i] = std::numeric_limits<T>::max();
         });
@@ -93,15 +98,15 @@ class ConvertOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"destination_type", std::string(to_string(to_))}};
+    return print_attributes(attributes_);
   }
 
  private:
-  ElementType to_;
+  ConvertAttributes attributes_;
 };
 
 std::unique_ptr<const Op> create_convert(const Attributes& a) {
-  return std::make_unique<ConvertOp>(a.get_element_type("destination_type"));
+  return std::make_unique<ConvertOp>(read_attributes<ConvertAttributes>(a));
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/indexing.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
@@ -20,9 +20,17 @@
 namespace irlite {
 namespace {
 
+struct GatherAttributes {
+  int version = 8;  // not an attribute: Gather-1 has none
+  std::int64_t batch_dims = 0;
+  void visit(AttributeVisitor& v) {
+    if (version != 1) v.on("batch_dims", batch_dims, 0);
+  }
+};
+
 class GatherOp final : public Op {
  public:
-  GatherOp(int version, std::int64_t batch_dims) : version_(version), batch_dims_(batch_dims) {}
+  explicit GatherOp(const GatherAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override {
@@ -35,7 +43,7 @@ class GatherOp final : public Op {
     if (data.shape.rank_is_static() && data.shape.rank() == 0)
       input_error(0, "data must have rank 1 or more, got a scalar");
 
-    std::int64_t batch_dims = batch_dims_;
+    std::int64_t batch_dims = attributes_.batch_dims;
     if (indices.shape.rank_is_static()) batch_dims = normalized_batch_dims(indices.shape.rank());
 
     std::optional<std::int64_t> axis_value;
@@ -142,28 +150,27 @@ class GatherOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    if (version_ == 1) return {};
-    return {{"batch_dims", std::to_string(batch_dims_)}};
+    return print_attributes(attributes_);
   }
 
  private:
   /// batch_dims with a negative value counted from the indices' rank; an error outside
   /// [0, indices_rank].
   std::int64_t normalized_batch_dims(std::int64_t indices_rank) const {
-    const std::int64_t b = batch_dims_ < 0 ? batch_dims_ + indices_rank : batch_dims_;
+    const std::int64_t b =
+        attributes_.batch_dims < 0 ? attributes_.batch_dims + indices_rank : attributes_.batch_dims;
     if (b < 0 || b > indices_rank)
       op_error(fmt::format("batch_dims ({}) is out of the range [{}, {}] of the indices' rank",
-                           batch_dims_, -indices_rank, indices_rank));
+                           attributes_.batch_dims, -indices_rank, indices_rank));
     return b;
   }
 
-  int version_;
-  std::int64_t batch_dims_;
+  GatherAttributes attributes_;
 };
 
 template <int Version>
 std::unique_ptr<const Op> create_gather(const Attributes& a) {
-  return std::make_unique<GatherOp>(Version, Version == 1 ? 0 : a.get_int("batch_dims", 0));
+  return std::make_unique<GatherOp>(read_attributes(a, GatherAttributes{.version = Version}));
 }
 
 OpDef gather_def(int version) {

@@ -49,18 +49,10 @@ struct GeluFn {
     else
       run(Lifted<T, GeluErf>{});
   }
-
-  std::vector<std::pair<std::string, std::string>> attributes() const {
-    return print_attributes(*this);
-  }
 };
 
 std::unique_ptr<const Op> create_gelu_v2(const Attributes&) {
   return std::make_unique<UnaryOp<GeluFn>>(GeluFn{});
-}
-
-std::unique_ptr<const Op> create_gelu_v7(const Attributes& a) {
-  return std::make_unique<UnaryOp<GeluFn>>(read_attributes<GeluFn>(a));
 }
 
 }  // namespace
@@ -80,17 +72,7 @@ OpDef gelu_v2_op() {
 }
 
 OpDef gelu_v7_op() {
-  return {
-      .type = "Gelu",
-      .version = 7,
-      .since_opset = 7,
-      .min_inputs = 1,
-      .max_inputs = 1,
-      .num_outputs = 1,
-      .create = create_gelu_v7,
-      .input_types = {{"data", real_types()}},
-      .output_types = {{"output", real_types()}},
-  };
+  return unary_def<GeluFn>("Gelu", 7, 7);
 }
 
 }  // namespace irlite

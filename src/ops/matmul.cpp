@@ -7,7 +7,7 @@
 
 #include <type_traits>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/gemm.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
@@ -45,10 +45,18 @@ struct PackedMatMulB final : PreparedData {
   PackedB b;
 };
 
+struct MatMulAttributes {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  void visit(AttributeVisitor& v) {
+    v.on("transpose_a", transpose_a, false);
+    v.on("transpose_b", transpose_b, false);
+  }
+};
+
 class MatMulOp final : public Op {
  public:
-  MatMulOp(bool transpose_a, bool transpose_b)
-      : transpose_a_(transpose_a), transpose_b_(transpose_b) {}
+  explicit MatMulOp(const MatMulAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& a = inputs[0];
@@ -60,15 +68,16 @@ class MatMulOp final : public Op {
       return {{a.type, PartialShape::dynamic_rank()}};
     if (a.shape.rank() == 0) input_error(0, "A must not be a scalar");
     if (b.shape.rank() == 0) input_error(1, "B must not be a scalar");
-    std::vector<Dimension> x = as_matrix(a.shape, transpose_a_, true);
-    std::vector<Dimension> y = as_matrix(b.shape, transpose_b_, false);
+    std::vector<Dimension> x = as_matrix(a.shape, attributes_.transpose_a, true);
+    std::vector<Dimension> y = as_matrix(b.shape, attributes_.transpose_b, false);
     const Dimension& ka = x.back();
     const Dimension& kb = y[y.size() - 2];
     // Intervals that cannot meet are accepted, as OpenVINO does: only two static sizes clash.
     if (!intersect(ka, kb) && ka.is_static() && kb.is_static())
       op_error(fmt::format("the inner dimensions differ: A {}{} has {} columns, B {}{} has {} rows",
-                           to_string(a.shape), transpose_a_ ? " (transposed)" : "", ka.value(),
-                           to_string(b.shape), transpose_b_ ? " (transposed)" : "", kb.value()));
+                           to_string(a.shape), attributes_.transpose_a ? " (transposed)" : "",
+                           ka.value(), to_string(b.shape),
+                           attributes_.transpose_b ? " (transposed)" : "", kb.value()));
     const std::size_t rank = std::max(x.size(), y.size());
     x.insert(x.begin(), rank - x.size(), Dimension(1));
     y.insert(y.begin(), rank - y.size(), Dimension(1));
@@ -111,7 +120,7 @@ class MatMulOp final : public Op {
       if constexpr (uses_gemm<T>) {
         const Shape& bs = b->shape();
         const bool b1 = bs.size() == 1;
-        const bool tb = transpose_b_ && !b1;
+        const bool tb = attributes_.transpose_b && !b1;
         const std::int64_t rows = b1 ? bs[0] : bs[bs.size() - 2], cols = b1 ? 1 : bs.back();
         const auto count = static_cast<std::int64_t>(b->size()) / (rows * cols);
         auto packed = std::make_shared<PackedMatMulB>();
@@ -133,8 +142,7 @@ class MatMulOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"transpose_a", transpose_a_ ? "true" : "false"},
-            {"transpose_b", transpose_b_ ? "true" : "false"}};
+    return print_attributes(attributes_);
   }
 
  private:
@@ -190,8 +198,8 @@ class MatMulOp final : public Op {
   MatMulPlan plan(const Shape& as, const Shape& bs, bool indices) const {
     MatMulPlan p;
     const bool a1 = as.size() == 1, b1 = bs.size() == 1;
-    p.transpose_a = transpose_a_ && !a1;
-    p.transpose_b = transpose_b_ && !b1;
+    p.transpose_a = attributes_.transpose_a && !a1;
+    p.transpose_b = attributes_.transpose_b && !b1;
     const std::int64_t a_rows = a1 ? 1 : as[as.size() - 2], a_cols = as.back();
     const std::int64_t b_rows = b1 ? bs[0] : bs[bs.size() - 2], b_cols = b1 ? 1 : bs.back();
     p.m = p.transpose_a ? a_cols : a_rows;
@@ -241,13 +249,11 @@ class MatMulOp final : public Op {
     return p;
   }
 
-  bool transpose_a_;
-  bool transpose_b_;
+  MatMulAttributes attributes_;
 };
 
 std::unique_ptr<const Op> create_matmul(const Attributes& a) {
-  return std::make_unique<MatMulOp>(a.get_bool("transpose_a", false),
-                                    a.get_bool("transpose_b", false));
+  return std::make_unique<MatMulOp>(read_attributes<MatMulAttributes>(a));
 }
 
 }  // namespace

@@ -1,16 +1,23 @@
 #include "ops/parameter.hpp"
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "ops/op_list.hpp"
 
 namespace irlite {
 
+void ParameterAttributes::visit(AttributeVisitor& v) {
+  v.on("element_type", element_type);
+  if (!is_numeric(element_type) && element_type != ElementType::boolean)
+    throw Error(ErrorCode::format, "attribute 'element_type': unsupported type");
+  v.on("shape", shape);
+}
+
 std::vector<OutputInfo> ParameterOp::infer_shapes(std::span<const ValueInfo>, Phase) const {
-  return {{type_, shape_}};
+  return {{attributes_.element_type, attributes_.shape}};
 }
 
 std::vector<std::pair<std::string, std::string>> ParameterOp::attributes() const {
-  return {{"element_type", std::string(to_string(type_))}, {"shape", to_string(shape_)}};
+  return print_attributes(attributes_);
 }
 
 OpDef parameter_op() {
@@ -23,10 +30,8 @@ OpDef parameter_op() {
       .num_outputs = 1,
       .kind = OpKind::parameter,
       .create = [](const Attributes& a) -> std::unique_ptr<const Op> {
-        const ElementType type = a.get_element_type("element_type");
-        if (!is_numeric(type) && type != ElementType::boolean)
-          throw Error(ErrorCode::format, "attribute 'element_type': unsupported type");
-        return std::make_unique<ParameterOp>(type, a.get_partial_shape("shape"));
+        ParameterAttributes attributes = read_attributes<ParameterAttributes>(a);
+        return std::make_unique<ParameterOp>(attributes.element_type, std::move(attributes.shape));
       },
       .input_types = {},
       .output_types = {{"output", all_types()}},

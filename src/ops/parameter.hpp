@@ -5,11 +5,19 @@
 
 namespace irlite {
 
+class AttributeVisitor;
+
+struct ParameterAttributes {
+  ElementType element_type = ElementType::undefined;
+  PartialShape shape;
+  void visit(AttributeVisitor& v);
+};
+
 class ParameterOp final : public Op {
  public:
-  ParameterOp(ElementType type, PartialShape shape) : type_(type), shape_(std::move(shape)) {}
-  ElementType element_type() const { return type_; }
-  const PartialShape& shape() const { return shape_; }
+  ParameterOp(ElementType type, PartialShape shape) : attributes_{type, std::move(shape)} {}
+  ElementType element_type() const { return attributes_.element_type; }
+  const PartialShape& shape() const { return attributes_.shape; }
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override;
@@ -17,8 +25,7 @@ class ParameterOp final : public Op {
   std::vector<std::pair<std::string, std::string>> attributes() const override;
 
  private:
-  ElementType type_;
-  PartialShape shape_;
+  ParameterAttributes attributes_;
 };
 
 }  // namespace irlite

@@ -15,7 +15,7 @@
 #include <limits>
 #include <optional>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
@@ -48,9 +48,17 @@ std::int64_t scalar_as_integer(const Tensor& t) {
   return static_cast<std::int64_t>(v);
 }
 
+struct RangeAttributes {
+  ElementType output_type = ElementType::f32;
+  void visit(AttributeVisitor& v) {
+    v.on("output_type", output_type);
+    v.require("output_type", is_numeric(output_type), "expected a numeric type");
+  }
+};
+
 class RangeOp final : public Op {
  public:
-  explicit RangeOp(ElementType output_type) : output_type_(output_type) {}
+  explicit RangeOp(const RangeAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override {
@@ -66,9 +74,9 @@ class RangeOp final : public Op {
     // A zero step is refused as soon as it is known, whatever the other two.
     if (values[2]) check_step(*values[2], phase);
     if (!values[0] || !values[1] || !values[2])
-      return {{output_type_, PartialShape{Dimension::dynamic()}}};
-    return {
-        {output_type_, PartialShape{Dimension(count(*values[0], *values[1], *values[2], phase))}}};
+      return {{attributes_.output_type, PartialShape{Dimension::dynamic()}}};
+    return {{attributes_.output_type,
+             PartialShape{Dimension(count(*values[0], *values[1], *values[2], phase))}}};
   }
 
   bool shape_needs_value(std::size_t, std::size_t) const override { return true; }
@@ -81,7 +89,7 @@ class RangeOp final : public Op {
     Tensor& out = outputs[0];
     if (static_cast<std::size_t>(n) != out.size())
       op_error(fmt::format("the output holds {} elements, the range {}", out.size(), n));
-    dispatch_numeric(output_type_, [&](auto tag) {
+    dispatch_numeric(attributes_.output_type, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = compute_t<T>;
       if constexpr (std::is_floating_point_v<C>) {
@@ -99,7 +107,7 @@ class RangeOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"output_type", std::string(to_string(output_type_))}};
+    return print_attributes(attributes_);
   }
 
  private:
@@ -115,18 +123,18 @@ class RangeOp final : public Op {
 
   /// Refuses a step that is zero once converted to the output type.
   void check_step(double step, Phase phase) const {
-    if ((is_integral(output_type_) ? std::trunc(step) : step) != 0) return;
-    std::string message = is_integral(output_type_)
+    if ((is_integral(attributes_.output_type) ? std::trunc(step) : step) != 0) return;
+    std::string message = is_integral(attributes_.output_type)
                               ? fmt::format(
                                     "step must not be zero, got {} which truncates to 0 "
                                     "in {}",
-                                    step, to_string(output_type_))
+                                    step, to_string(attributes_.output_type))
                               : std::string("step must not be zero");
     bad_value(phase, 2, std::move(message));
   }
 
   std::int64_t count(double start, double stop, double step, Phase phase) const {
-    if (is_integral(output_type_)) {
+    if (is_integral(attributes_.output_type)) {
       start = std::trunc(start);
       stop = std::trunc(stop);
       step = std::trunc(step);
@@ -143,15 +151,11 @@ class RangeOp final : public Op {
     return static_cast<std::int64_t>(n);
   }
 
-  ElementType output_type_;
+  RangeAttributes attributes_;
 };
 
 std::unique_ptr<const Op> create_range(const Attributes& a) {
-  const ElementType type = a.get_element_type("output_type");
-  if (!is_numeric(type))
-    throw Error(ErrorCode::format, "attribute 'output_type' = '" + a.text("output_type") +
-                                       "': expected a numeric type");
-  return std::make_unique<RangeOp>(type);
+  return std::make_unique<RangeOp>(read_attributes<RangeAttributes>(a));
 }
 
 }  // namespace

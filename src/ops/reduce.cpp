@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
@@ -102,9 +102,14 @@ std::vector<std::int64_t> normalized_axes(const Tensor& axes, std::int64_t rank,
   return result;
 }
 
+struct ReduceAttributes {
+  bool keep_dims = false;
+  void visit(AttributeVisitor& v) { v.on("keep_dims", keep_dims, false); }
+};
+
 class ReduceOp final : public Op {
  public:
-  ReduceOp(Kind kind, bool keep_dims) : kind_(kind), keep_dims_(keep_dims) {}
+  ReduceOp(Kind kind, const ReduceAttributes& attributes) : kind_(kind), attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override {
@@ -137,7 +142,7 @@ class ReduceOp final : public Op {
       for (std::int64_t i = 0; i < rank; ++i) {
         if (!reduced(i))
           dims.push_back(in[static_cast<std::size_t>(i)]);
-        else if (keep_dims_)
+        else if (attributes_.keep_dims)
           dims.emplace_back(1);
       }
       // Moved into the result rather than copied out of an initializer list: the rule runs for
@@ -148,7 +153,7 @@ class ReduceOp final : public Op {
       return result;
     }
     // Axes unknown (or data rank unknown): OpenVINO's rule (reduce_shape_inference.hpp).
-    if (keep_dims_) {
+    if (attributes_.keep_dims) {
       if (!in.rank_is_static()) return {{data.type, PartialShape::dynamic_rank()}};
       return {{data.type, PartialShape(std::vector<Dimension>(in.dims().size()))}};
     }
@@ -202,12 +207,12 @@ class ReduceOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"keep_dims", keep_dims_ ? "true" : "false"}};
+    return print_attributes(attributes_);
   }
 
  private:
   Kind kind_;
-  bool keep_dims_;
+  ReduceAttributes attributes_;
 };
 
 /// The registry entry of a reduction.
@@ -222,7 +227,7 @@ OpDef reduce_def(std::string_view type, int version, Kind kind) {
       .max_inputs = 2,
       .num_outputs = 1,
       .create = [kind](const Attributes& a) -> std::unique_ptr<const Op> {
-        return std::make_unique<ReduceOp>(kind, a.get_bool("keep_dims", false));
+        return std::make_unique<ReduceOp>(kind, read_attributes<ReduceAttributes>(a));
       },
       .input_types = {{"data", types}, {"axes", integral_types()}},
       .output_types = {{"output", types}},

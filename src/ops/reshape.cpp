@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/data_movement.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_family.hpp"
@@ -25,9 +25,14 @@ std::string dims_text(const std::vector<Dimension>& dims) {
   return to_string(PartialShape(dims));
 }
 
+struct ReshapeAttributes {
+  bool special_zero = false;
+  void visit(AttributeVisitor& v) { v.on("special_zero", special_zero, false); }
+};
+
 class ReshapeOp final : public Op {
  public:
-  explicit ReshapeOp(bool special_zero) : special_zero_(special_zero) {}
+  explicit ReshapeOp(const ReshapeAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override {
@@ -72,7 +77,7 @@ class ReshapeOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"special_zero", special_zero_ ? "true" : "false"}};
+    return print_attributes(attributes_);
   }
 
  private:
@@ -130,7 +135,7 @@ class ReshapeOp final : public Op {
       // Without the input's rank, a copied 0 and the -1 are unknown extents.
       for (std::size_t i = 0; i < pattern.size(); ++i) {
         const PatternEntry& e = pattern[i];
-        const bool copied = special_zero_ && !e.minus_one && e.dim == Dimension(0);
+        const bool copied = attributes_.special_zero && !e.minus_one && e.dim == Dimension(0);
         out.push_back(e.minus_one || copied ? Dimension() : e.dim);
       }
       return out;
@@ -145,7 +150,7 @@ class ReshapeOp final : public Op {
       if (e.minus_one) {
         minus_one = i;
         out.emplace_back();
-      } else if (special_zero_ && e.dim == Dimension(0)) {
+      } else if (attributes_.special_zero && e.dim == Dimension(0)) {
         if (i >= rank)
           bad_value(phase, 1,
                     fmt::format("shape[{}] = 0 copies input dimension {} (special_zero), but "
@@ -217,11 +222,11 @@ class ReshapeOp final : public Op {
     return Dimension(lo, hi);
   }
 
-  bool special_zero_;
+  ReshapeAttributes attributes_;
 };
 
 std::unique_ptr<const Op> create_reshape(const Attributes& a) {
-  return std::make_unique<ReshapeOp>(a.get_bool("special_zero", false));
+  return std::make_unique<ReshapeOp>(read_attributes<ReshapeAttributes>(a));
 }
 
 }  // namespace

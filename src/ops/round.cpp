@@ -51,30 +51,12 @@ struct RoundFn {
     else
       run(Lifted<T, HalfAwayFromZero>{});
   }
-
-  std::vector<std::pair<std::string, std::string>> attributes() const {
-    return print_attributes(*this);
-  }
 };
-
-std::unique_ptr<const Op> create_round(const Attributes& a) {
-  return std::make_unique<UnaryOp<RoundFn>>(read_attributes<RoundFn>(a));
-}
 
 }  // namespace
 
 OpDef round_op() {
-  return {
-      .type = "Round",
-      .version = 5,
-      .since_opset = 5,
-      .min_inputs = 1,
-      .max_inputs = 1,
-      .num_outputs = 1,
-      .create = create_round,
-      .input_types = {{"data", numeric_types()}},
-      .output_types = {{"output", numeric_types()}},
-  };
+  return unary_def<RoundFn>("Round", 5, 5);
 }
 
 }  // namespace irlite

@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
@@ -14,6 +14,16 @@ namespace irlite {
 namespace {
 
 enum class FillMode { zero, lowest };
+constexpr std::string_view kFillWords[] = {"zero", "lowest"};
+
+struct SegmentMaxAttributes {
+  FillMode fill_mode = FillMode::zero;
+  // The spec's examples spell the attribute `empty_segment_value`; OpenVINO reads and writes
+  // `fill_mode`. Both are accepted, and must agree when both are present.
+  void visit(AttributeVisitor& v) {
+    v.on("fill_mode", "empty_segment_value", fill_mode, kFillWords);
+  }
+};
 
 constexpr std::size_t kData = 0;
 constexpr std::size_t kSegmentIds = 1;
@@ -50,7 +60,7 @@ std::int64_t checked_segment_count(const Tensor& ids, bool count_needed) {
 
 class SegmentMaxOp final : public Op {
  public:
-  explicit SegmentMaxOp(FillMode fill) : fill_(fill) {}
+  explicit SegmentMaxOp(const SegmentMaxAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[kData];
@@ -118,7 +128,7 @@ class SegmentMaxOp final : public Op {
     std::optional<SegmentIdProblem> problem;
     dispatch_numeric(data.element_type(), [&](auto data_tag) {
       using T = typename decltype(data_tag)::type;
-      const T fill = fill_ == FillMode::zero ? T{} : lowest_value<T>();
+      const T fill = attributes_.fill_mode == FillMode::zero ? T{} : lowest_value<T>();
       dispatch_index(ids.element_type(), [&](auto index_tag) {
         using I = typename decltype(index_tag)::type;
         problem =
@@ -130,11 +140,11 @@ class SegmentMaxOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"fill_mode", fill_ == FillMode::zero ? "zero" : "lowest"}};
+    return print_attributes(attributes_);
   }
 
  private:
-  FillMode fill_;
+  SegmentMaxAttributes attributes_;
 };
 
 }  // namespace
@@ -148,16 +158,7 @@ OpDef segment_max_op() {
       .max_inputs = 3,
       .num_outputs = 1,
       .create = [](const Attributes& a) -> std::unique_ptr<const Op> {
-        // The spec's examples spell the attribute `empty_segment_value`; OpenVINO reads and
-        // writes `fill_mode`. Both are accepted, and must agree when both are present.
-        const auto name = a.first_present({"fill_mode", "empty_segment_value"});
-        const std::size_t mode = a.get_enum(name.value_or("fill_mode"), {"zero", "lowest"});
-        if (a.has("fill_mode") && a.has("empty_segment_value") &&
-            a.get_enum("empty_segment_value", {"zero", "lowest"}) != mode)
-          throw Error(ErrorCode::format, "attributes 'fill_mode' = '" + a.text("fill_mode") +
-                                             "' and 'empty_segment_value' = '" +
-                                             a.text("empty_segment_value") + "' disagree");
-        return std::make_unique<SegmentMaxOp>(mode == 0 ? FillMode::zero : FillMode::lowest);
+        return std::make_unique<SegmentMaxOp>(read_attributes<SegmentMaxAttributes>(a));
       },
       .input_types = {{"data", numeric_types()},
                       {"segment_ids", index_types()},

@@ -5,7 +5,7 @@
 
 #include <array>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/elementwise.hpp"
 #include "ops/broadcast_rules.hpp"
 #include "ops/op_list.hpp"
@@ -58,9 +58,7 @@ class SelectOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    std::vector<std::pair<std::string, std::string>> a{{"auto_broadcast", to_string(spec_.type)}};
-    if (spec_.type == AutoBroadcast::pdpd) a.emplace_back("axis", std::to_string(spec_.axis));
-    return a;
+    return print_attributes(spec_);
   }
 
  private:
@@ -78,7 +76,7 @@ OpDef select_op() {
       .max_inputs = 3,
       .num_outputs = 1,
       .create = [](const Attributes& a) -> std::unique_ptr<const Op> {
-        return std::make_unique<SelectOp>(read_broadcast_spec(a, AutoBroadcast::numpy));
+        return std::make_unique<SelectOp>(read_attributes<BroadcastSpec>(a));
       },
       .input_types = {{"cond", {ElementType::boolean}},
                       {"then", all_types()},

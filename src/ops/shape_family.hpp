@@ -7,17 +7,11 @@
 #include <string>
 #include <utility>
 
+#include "core/saturating.hpp"
 #include "graph/op.hpp"
 #include "irlite/shape.hpp"
 
 namespace irlite {
-
-/// a * b for extents, saturating at INT64_MAX.
-inline std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) return std::numeric_limits<std::int64_t>::max();
-  return r;
-}
 
 /// The product of two intervals: a zero extent on either side makes it 0, an unbounded side
 /// (or an overflowing product) leaves it unbounded.

@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "kernels/element.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
@@ -14,26 +14,35 @@
 namespace irlite {
 namespace {
 
+struct ShapeOfAttributes {
+  ElementType output_type = ElementType::i64;
+  void visit(AttributeVisitor& v) {
+    v.on("output_type", output_type, ElementType::i64);
+    v.require("output_type", output_type == ElementType::i32 || output_type == ElementType::i64,
+              "expected i32 or i64");
+  }
+};
+
 class ShapeOfOp final : public Op {
  public:
-  explicit ShapeOfOp(ElementType output_type) : output_type_(output_type) {}
+  explicit ShapeOfOp(const ShapeOfAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
     if (data.type == ElementType::undefined) input_error(0, "data has no element type");
-    if (!data.shape.rank_is_static()) return {{output_type_, PartialShape{Dimension()}}};
-    return {{output_type_, PartialShape{Dimension(data.shape.rank())}}};
+    if (!data.shape.rank_is_static()) return {{attributes_.output_type, PartialShape{Dimension()}}};
+    return {{attributes_.output_type, PartialShape{Dimension(data.shape.rank())}}};
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext&) const override {
     const Shape& shape = inputs[0].shape();
     // Checked before anything is written: an i32 output cannot hold an extent beyond 2^31 - 1.
-    if (output_type_ == ElementType::i32)
+    if (attributes_.output_type == ElementType::i32)
       for (std::size_t i = 0; i < shape.size(); ++i)
         if (shape[i] > std::numeric_limits<std::int32_t>::max())
           value_error(0, fmt::format("dimension {} ({}) does not fit the i32 output", i, shape[i]));
-    dispatch_index(output_type_, [&](auto tag) {
+    dispatch_index(attributes_.output_type, [&](auto tag) {
       using I = typename decltype(tag)::type;
       I* out = outputs[0].data<I>();
       for (std::size_t i = 0; i < shape.size(); ++i) out[i] = static_cast<I>(shape[i]);
@@ -45,11 +54,12 @@ class ShapeOfOp final : public Op {
   std::optional<ValueBounds> infer_bounds(std::span<const ValueInfo> inputs,
                                           const OutputInfo& output) const override {
     const PartialShape& shape = inputs[0].shape;
-    if (!shape.rank_is_static() || output.type != output_type_) return std::nullopt;
+    if (!shape.rank_is_static() || output.type != attributes_.output_type) return std::nullopt;
     const auto rank = static_cast<std::int64_t>(shape.dims().size());
-    ValueBounds bounds{Tensor(output_type_, {rank}), Tensor(output_type_, {rank})};
-    const std::int64_t type_max = integer_type_max(output_type_);
-    dispatch_index(output_type_, [&](auto tag) {
+    ValueBounds bounds{Tensor(attributes_.output_type, {rank}),
+                       Tensor(attributes_.output_type, {rank})};
+    const std::int64_t type_max = integer_type_max(attributes_.output_type);
+    dispatch_index(attributes_.output_type, [&](auto tag) {
       using I = typename decltype(tag)::type;
       I* lo = bounds.lower.data<I>();
       I* hi = bounds.upper.data<I>();
@@ -63,23 +73,20 @@ class ShapeOfOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"output_type", std::string(to_string(output_type_))}};
+    return print_attributes(attributes_);
   }
 
  private:
-  ElementType output_type_;
+  ShapeOfAttributes attributes_;
 };
 
+// ShapeOf-1 has no attributes: its output is i64, shown as ShapeOf-3 shows its own.
 std::unique_ptr<const Op> create_shape_of_v1(const Attributes&) {
-  return std::make_unique<ShapeOfOp>(ElementType::i64);
+  return std::make_unique<ShapeOfOp>(ShapeOfAttributes{});
 }
 
 std::unique_ptr<const Op> create_shape_of_v3(const Attributes& a) {
-  const ElementType type = a.get_element_type("output_type", ElementType::i64);
-  if (type != ElementType::i32 && type != ElementType::i64)
-    throw Error(ErrorCode::format,
-                "attribute 'output_type' = '" + a.text("output_type") + "': expected i32 or i64");
-  return std::make_unique<ShapeOfOp>(type);
+  return std::make_unique<ShapeOfOp>(read_attributes<ShapeOfAttributes>(a));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
@@ -24,10 +24,20 @@ bool dispatch_float(ElementType type, F&& f) {
   return dispatch_numeric(type, std::forward<F>(f));
 }
 
+struct SoftmaxAttributes {
+  int version = 8;  // not an attribute: Softmax-1 refuses a negative axis
+  std::int64_t axis = 1;
+  void visit(AttributeVisitor& v) {
+    v.on("axis", axis, 1);
+    if (version == 1 && axis < 0)
+      throw Error(ErrorCode::format,
+                  fmt::format("attribute 'axis' must not be negative in Softmax-1, got {}", axis));
+  }
+};
+
 class SoftmaxOp final : public Op {
  public:
-  SoftmaxOp(std::int64_t axis, bool negative_allowed)
-      : axis_(axis), negative_allowed_(negative_allowed) {}
+  explicit SoftmaxOp(const SoftmaxAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
@@ -59,7 +69,7 @@ class SoftmaxOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"axis", std::to_string(axis_)}};
+    return print_attributes(attributes_);
   }
 
  private:
@@ -69,11 +79,11 @@ class SoftmaxOp final : public Op {
 
   /// The axis in [0, rank); a shape error when out of range.
   std::int64_t axis_of(std::int64_t rank) const {
-    if (!negative_allowed_ && axis_ < 0)
-      op_error(
-          fmt::format("axis must not be negative in Softmax-1, got {} (rank {})", axis_, rank));
-    const auto a = normalize_axis(axis_, rank);
-    if (!a) op_error(axis_range_message(axis_, rank));
+    if (attributes_.version == 1 && attributes_.axis < 0)
+      op_error(fmt::format("axis must not be negative in Softmax-1, got {} (rank {})",
+                           attributes_.axis, rank));
+    const auto a = normalize_axis(attributes_.axis, rank);
+    if (!a) op_error(axis_range_message(attributes_.axis, rank));
     return *a;
   }
 
@@ -92,20 +102,12 @@ class SoftmaxOp final : public Op {
     return l;
   }
 
-  std::int64_t axis_;
-  bool negative_allowed_;
+  SoftmaxAttributes attributes_;
 };
 
-std::unique_ptr<const Op> create_v1(const Attributes& a) {
-  const std::int64_t axis = a.get_int("axis", 1);
-  if (axis < 0)
-    throw Error(ErrorCode::format,
-                fmt::format("attribute 'axis' must not be negative in Softmax-1, got {}", axis));
-  return std::make_unique<SoftmaxOp>(axis, false);
-}
-
-std::unique_ptr<const Op> create_v8(const Attributes& a) {
-  return std::make_unique<SoftmaxOp>(a.get_int("axis", 1), true);
+template <int Version>
+std::unique_ptr<const Op> create(const Attributes& a) {
+  return std::make_unique<SoftmaxOp>(read_attributes(a, SoftmaxAttributes{.version = Version}));
 }
 
 }  // namespace
@@ -118,7 +120,7 @@ OpDef softmax_v1_op() {
       .min_inputs = 1,
       .max_inputs = 1,
       .num_outputs = 1,
-      .create = create_v1,
+      .create = create<1>,
       .input_types = {{"data", real_types()}},
       .output_types = {{"output", real_types()}},
   };
@@ -132,7 +134,7 @@ OpDef softmax_v8_op() {
       .min_inputs = 1,
       .max_inputs = 1,
       .num_outputs = 1,
-      .create = create_v8,
+      .create = create<8>,
       .input_types = {{"data", real_types()}},
       .output_types = {{"output", real_types()}},
   };

@@ -16,7 +16,8 @@
 #include <limits>
 #include <optional>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
+#include "core/text.hpp"
 #include "kernels/indexing.hpp"
 #include "kernels/strided_copy.hpp"
 #include "ops/indexing_slice.hpp"
@@ -30,40 +31,24 @@ constexpr const char* kInputNames[] = {"data", "begin", "end", "stride"};
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
-/// Reads a mask attribute: a comma-separated list of 0 and 1.
-std::vector<bool> read_mask(const Attributes& a, std::string_view name, bool required) {
-  if (!required && !a.has(name)) return {};
-  const Shape values = a.get_shape(name);
-  std::vector<bool> mask;
-  for (const std::int64_t v : values) {
-    if (v != 0 && v != 1)
-      throw Error(ErrorCode::format,
-                  fmt::format("attribute '{}' = '{}': expected 0s and 1s", name, a.text(name)));
-    mask.push_back(v == 1);
+/// The five masks; begin_mask and end_mask are required, the others empty when absent.
+struct StridedSliceAttributes {
+  std::vector<bool> begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask;
+  void visit(AttributeVisitor& v) {
+    v.on("begin_mask", begin_mask);
+    v.on("end_mask", end_mask);
+    v.on("new_axis_mask", new_axis_mask, {});
+    v.on("shrink_axis_mask", shrink_axis_mask, {});
+    v.on("ellipsis_mask", ellipsis_mask, {});
   }
-  return mask;
-}
-
-std::string mask_text(const std::vector<bool>& mask) {
-  std::string s;
-  for (std::size_t i = 0; i < mask.size(); ++i)
-    s += (i ? "," : "") + std::to_string(mask[i] ? 1 : 0);
-  return s;
-}
+};
 
 /// What an entry of begin/end/stride does.
 enum class Entry { slice, new_axis, shrink, ellipsis };
 
 class StridedSliceOp final : public Op {
  public:
-  StridedSliceOp(std::vector<bool> begin_mask, std::vector<bool> end_mask,
-                 std::vector<bool> new_axis_mask, std::vector<bool> shrink_axis_mask,
-                 std::vector<bool> ellipsis_mask)
-      : begin_mask_(std::move(begin_mask)),
-        end_mask_(std::move(end_mask)),
-        new_axis_mask_(std::move(new_axis_mask)),
-        shrink_axis_mask_(std::move(shrink_axis_mask)),
-        ellipsis_mask_(std::move(ellipsis_mask)) {}
+  explicit StridedSliceOp(StridedSliceAttributes attributes) : attributes_(std::move(attributes)) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override {
@@ -229,11 +214,7 @@ class StridedSliceOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return {{"begin_mask", mask_text(begin_mask_)},
-            {"end_mask", mask_text(end_mask_)},
-            {"new_axis_mask", mask_text(new_axis_mask_)},
-            {"shrink_axis_mask", mask_text(shrink_axis_mask_)},
-            {"ellipsis_mask", mask_text(ellipsis_mask_)}};
+    return print_attributes(attributes_);
   }
 
  private:
@@ -246,20 +227,20 @@ class StridedSliceOp final : public Op {
     std::vector<Entry> kinds;
     std::int64_t ellipses = 0, real = 0, new_axes = 0;
     for (std::size_t k = 0; k < static_cast<std::size_t>(entries); ++k) {
-      if (bit(ellipsis_mask_, k)) {
+      if (bit(attributes_.ellipsis_mask, k)) {
         kinds.push_back(Entry::ellipsis);
         ++ellipses;
-      } else if (bit(new_axis_mask_, k)) {
+      } else if (bit(attributes_.new_axis_mask, k)) {
         kinds.push_back(Entry::new_axis);
         ++new_axes;
       } else {
-        kinds.push_back(bit(shrink_axis_mask_, k) ? Entry::shrink : Entry::slice);
+        kinds.push_back(bit(attributes_.shrink_axis_mask, k) ? Entry::shrink : Entry::slice);
         ++real;
       }
     }
     if (ellipses > 1)
       op_error(fmt::format("ellipsis_mask may set one entry, got {} ({})", ellipses,
-                           mask_text(ellipsis_mask_)));
+                           mask_text(attributes_.ellipsis_mask)));
     if (real > rank)
       op_error(fmt::format(
           "begin, end and stride slice {} axes (besides {} new ones), more than the data's rank {}",
@@ -294,7 +275,7 @@ class StridedSliceOp final : public Op {
   /// the stride's direction (OpenVINO's sentinels on an unbounded axis).
   SliceBounds start_of(std::size_t k, std::int64_t stride, const Dimension& dim,
                        SliceBounds given) const {
-    if (!bit(begin_mask_, k)) return given;
+    if (!bit(attributes_.begin_mask, k)) return given;
     if (stride > 0) return {0, 0};
     const std::int64_t n = dim.has_upper_bound() ? dim.max() : kMax;
     return {n, n};
@@ -302,21 +283,18 @@ class StridedSliceOp final : public Op {
 
   SliceBounds stop_of(std::size_t k, std::int64_t stride, const Dimension& dim,
                       SliceBounds given) const {
-    if (!bit(end_mask_, k)) return given;
+    if (!bit(attributes_.end_mask, k)) return given;
     const std::int64_t n = dim.has_upper_bound() ? dim.max() : kMax;
     if (stride > 0) return {n, n};
     const std::int64_t before = n == kMax ? kMin : -1 - n;
     return {before, before};
   }
 
-  std::vector<bool> begin_mask_, end_mask_, new_axis_mask_, shrink_axis_mask_, ellipsis_mask_;
+  StridedSliceAttributes attributes_;
 };
 
 std::unique_ptr<const Op> create_strided_slice(const Attributes& a) {
-  return std::make_unique<StridedSliceOp>(
-      read_mask(a, "begin_mask", true), read_mask(a, "end_mask", true),
-      read_mask(a, "new_axis_mask", false), read_mask(a, "shrink_axis_mask", false),
-      read_mask(a, "ellipsis_mask", false));
+  return std::make_unique<StridedSliceOp>(read_attributes<StridedSliceAttributes>(a));
 }
 
 }  // namespace

@@ -36,17 +36,19 @@ struct TopKAttributes {
     v.on("sort", sort, kSortWords);
     v.on("index_element_type", index_element_type, ElementType::i32);
     if (version == 11) v.on("stable", stable, false);
+    v.require("index_element_type",
+              index_element_type == ElementType::i32 || index_element_type == ElementType::i64,
+              "expected i32 or i64");
+    v.require("index_element_type", version != 1 || index_element_type == ElementType::i32,
+              "TopK-1 produces i32 indices only");
+    v.require("stable", !stable || sort != TopKSort::none,
+              "a stable TopK needs sort = value or index, got sort = none");
   }
 };
 
 class TopKOp final : public Op {
  public:
-  explicit TopKOp(const TopKAttributes& attributes)
-      : attributes_(attributes),
-        axis_(attributes.axis),
-        mode_(attributes.mode),
-        sort_(attributes.sort),
-        index_type_(attributes.index_element_type) {}
+  explicit TopKOp(const TopKAttributes& attributes) : attributes_(attributes) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override {
@@ -70,7 +72,7 @@ class TopKOp final : public Op {
     }
     if (!data.shape.rank_is_static()) {
       return {{data.type, PartialShape::dynamic_rank()},
-              {index_type_, PartialShape::dynamic_rank()}};
+              {attributes_.index_element_type, PartialShape::dynamic_rank()}};
     }
     const std::int64_t axis = normalized_axis(data.shape.rank());
     PartialShape out = data.shape;
@@ -91,7 +93,7 @@ class TopKOp final : public Op {
     } else {
       dim = Dimension(0, dim.max());
     }
-    return {{data.type, out}, {index_type_, out}};
+    return {{data.type, out}, {attributes_.index_element_type, out}};
   }
 
   // Only k decides the output shape; the data's values are the kernel's business.
@@ -137,13 +139,13 @@ class TopKOp final : public Op {
     }
     const bool data_ok = dispatch_numeric(data.element_type(), [&](auto data_tag) {
       using T = typename decltype(data_tag)::type;
-      dispatch_index(index_type_, [&](auto index_tag) {
+      dispatch_index(attributes_.index_element_type, [&](auto index_tag) {
         using TIndex = typename decltype(index_tag)::type;
         if (k > 0 && n - 1 > std::numeric_limits<TIndex>::max())
           value_error(0, fmt::format("dimension {} of axis {} is too long for {} indices", n, axis,
-                                     to_string(index_type_)));
-        topk(context.parallel, data.data<T>(), outer, n, inner, k, mode_, sort_,
-             outputs[0].data<T>(), outputs[1].data<TIndex>(), context.scratch);
+                                     to_string(attributes_.index_element_type)));
+        topk(context.parallel, data.data<T>(), outer, n, inner, k, attributes_.mode,
+             attributes_.sort, outputs[0].data<T>(), outputs[1].data<TIndex>(), context.scratch);
       });
     });
     if (!data_ok) no_kernel(0, data.element_type());
@@ -155,8 +157,8 @@ class TopKOp final : public Op {
 
  private:
   std::int64_t normalized_axis(std::int64_t rank) const {
-    const auto axis = normalize_axis(axis_, rank);
-    if (!axis) op_error(axis_range_message(axis_, rank));
+    const auto axis = normalize_axis(attributes_.axis, rank);
+    if (!axis) op_error(axis_range_message(attributes_.axis, rank));
     return *axis;
   }
 
@@ -166,32 +168,11 @@ class TopKOp final : public Op {
   }
 
   TopKAttributes attributes_;
-  std::int64_t axis_;
-  TopKMode mode_;
-  TopKSort sort_;
-  ElementType index_type_;
 };
-
-std::unique_ptr<const Op> create_topk(int version, const Attributes& a) {
-  const TopKAttributes attributes = read_attributes(a, TopKAttributes{.version = version});
-  const ElementType index_type = attributes.index_element_type;
-  if (index_type != ElementType::i32 && index_type != ElementType::i64)
-    throw Error(ErrorCode::format, "attribute 'index_element_type' = '" +
-                                       a.text("index_element_type") + "': expected i32 or i64");
-  if (version == 1 && index_type != ElementType::i32)
-    throw Error(ErrorCode::format, "attribute 'index_element_type' = '" +
-                                       a.text("index_element_type") +
-                                       "': TopK-1 produces i32 indices only");
-  if (attributes.stable && attributes.sort == TopKSort::none)
-    throw Error(ErrorCode::format,
-                "attribute 'stable' = '" + a.text("stable") +
-                    "': a stable TopK needs sort = value or index, got sort = none");
-  return std::make_unique<TopKOp>(attributes);
-}
 
 template <int Version>
 std::unique_ptr<const Op> create_topk_version(const Attributes& a) {
-  return create_topk(Version, a);
+  return std::make_unique<TopKOp>(read_attributes(a, TopKAttributes{.version = Version}));
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ struct SoftPlusFn {
       run(Lifted<T, SoftPlusKernel<C>>{{threshold}});
     }
   }
-  std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }
+  void visit(AttributeVisitor&) {}
 };
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/attributes.hpp"
+#include "core/attribute_visitor.hpp"
 #include "graph/op.hpp"
 #include "kernels/element.hpp"
 #include "kernels/unary.hpp"
@@ -24,7 +24,8 @@ namespace irlite {
 ///                                     (integer bounds then propagate through it)
 ///   template <class T, class Run> void apply(Run run) const;  calls run(f) with the functor f
 ///                                     applied to each element of storage type T
-///   std::vector<std::pair<std::string, std::string>> attributes() const;
+///   void visit(AttributeVisitor& v);  names the attributes, read by create_unary() and shown by
+///                                     attributes() (core/attribute_visitor.hpp)
 template <class Fn>
 class UnaryOp final : public Op {
  public:
@@ -58,7 +59,7 @@ class UnaryOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
-    return fn_.attributes();
+    return print_attributes(fn_);
   }
 
  private:
@@ -75,15 +76,15 @@ struct PlainFn {
   void apply(Run run) const {
     run(Lifted<T, F>{F{}});
   }
-  std::vector<std::pair<std::string, std::string>> attributes() const { return {}; }
+  void visit(AttributeVisitor&) {}
 };
 
 template <class Fn>
-std::unique_ptr<const Op> create_unary(const Attributes&) {
-  return std::make_unique<UnaryOp<Fn>>(Fn{});
+std::unique_ptr<const Op> create_unary(const Attributes& a) {
+  return std::make_unique<UnaryOp<Fn>>(read_attributes<Fn>(a));
 }
 
-/// The registry entry of a unary op without attributes: one input, one output of the same type.
+/// The registry entry of a unary op: one input, one output of the same type.
 template <class Fn>
 OpDef unary_def(std::string_view type, int version, int since_opset) {
   const std::vector<ElementType> types = Fn::integers ? numeric_types() : real_types();

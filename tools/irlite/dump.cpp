@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "input_file.hpp"
+#include "files.hpp"
 #include "npy.hpp"
 #include "outputs.hpp"
 

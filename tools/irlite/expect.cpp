@@ -11,7 +11,7 @@
 
 #include "commands.hpp"
 #include "elements.hpp"
-#include "input_file.hpp"
+#include "files.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 #include "outputs.hpp"

@@ -7,7 +7,7 @@
 #include <new>
 
 #include "commands.hpp"
-#include "input_file.hpp"
+#include "files.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 #include "summary.hpp"

@@ -5,18 +5,17 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
 
-#include "input_file.hpp"
+#include "files.hpp"
 #include "irlite/error.hpp"
+#include "irlite/input_file.hpp"
 
 namespace irlite::npy {
 namespace {
@@ -32,9 +31,7 @@ constexpr std::size_t kPreambleV2 = 12;
 constexpr std::size_t kAlignment = 64;
 constexpr std::string_view kReadable = "<f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1";
 
-[[noreturn]] void fail(const std::string& source, std::string message) {
-  throw Error(ErrorCode::input, std::move(message), cli::file_context(source));
-}
+using cli::bad_content;
 
 // Text from the file as it appears in messages: printable, and short enough for one line.
 std::string shown(std::string_view text) {
@@ -106,8 +103,8 @@ class HeaderParser {
 
  private:
   [[noreturn]] void bad(const std::string& what) const {
-    fail(source_,
-         fmt::format("malformed .npy header: {} at offset {} of \"{}\"", what, pos_, shown(text_)));
+    bad_content(source_, fmt::format("malformed .npy header: {} at offset {} of \"{}\"", what, pos_,
+                                     shown(text_)));
   }
   bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
   void expect(char c) {
@@ -202,16 +199,18 @@ ElementType element_type_of(const std::string& descr, const std::string& source)
   const auto it = std::find_if(kCodes.begin(), kCodes.end(),
                                [&](const auto& entry) { return entry.first == code; });
   if (it == kCodes.end())
-    fail(source, fmt::format("unsupported dtype '{}'; irlite reads {}", shown(descr), kReadable));
+    bad_content(source,
+                fmt::format("unsupported dtype '{}'; irlite reads {}", shown(descr), kReadable));
   const ElementType type = it->second;
   if (element_size(type) > 1) {
     if (order == '>')
-      fail(source, fmt::format("big-endian data (dtype '{}') is not supported; save the array "
-                               "as little-endian, e.g. a.astype('<{}')",
-                               descr, code));
+      bad_content(source,
+                  fmt::format("big-endian data (dtype '{}') is not supported; save the array "
+                              "as little-endian, e.g. a.astype('<{}')",
+                              descr, code));
     if (order == '|')
-      fail(source, fmt::format("dtype '{}' has no byte order, but a {}-byte type needs one", descr,
-                               element_size(type)));
+      bad_content(source, fmt::format("dtype '{}' has no byte order, but a {}-byte type needs one",
+                                      descr, element_size(type)));
   }
   return type;
 }
@@ -222,41 +221,43 @@ using ReadAt = std::function<void(std::uint64_t offset, std::size_t n, void* dst
 Tensor decode_from(std::uint64_t size, const ReadAt& read_at, const std::string& source,
                    std::size_t max_header) {
   if (size < kPreambleV1)
-    fail(source,
-         fmt::format("not a .npy file: {} bytes is shorter than the smallest header", size));
+    bad_content(source,
+                fmt::format("not a .npy file: {} bytes is shorter than the smallest header", size));
   std::array<unsigned char, kPreambleV2> pre{};
   read_at(0, static_cast<std::size_t>(std::min<std::uint64_t>(size, kPreambleV2)), pre.data());
   if (std::memcmp(pre.data(), kMagic.data(), kMagic.size()) != 0)
-    fail(source, "not a .npy file: it does not start with the magic string \\x93NUMPY");
+    bad_content(source, "not a .npy file: it does not start with the magic string \\x93NUMPY");
   const unsigned major = pre[6], minor = pre[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    fail(source, fmt::format("unsupported .npy format version {}.{} (irlite reads 1.0, 2.0 and "
-                             "3.0)",
-                             major, minor));
+    bad_content(source,
+                fmt::format("unsupported .npy format version {}.{} (irlite reads 1.0, 2.0 and "
+                            "3.0)",
+                            major, minor));
   const std::size_t preamble = major == 1 ? kPreambleV1 : kPreambleV2;
   if (size < preamble)
-    fail(source, fmt::format("truncated header: the file ends after {} bytes", size));
+    bad_content(source, fmt::format("truncated header: the file ends after {} bytes", size));
   std::uint64_t header_len = std::uint64_t{pre[8]} | std::uint64_t{pre[9]} << 8;
   if (major != 1) header_len |= std::uint64_t{pre[10]} << 16 | std::uint64_t{pre[11]} << 24;
   if (header_len > size - preamble)
-    fail(source, fmt::format("truncated header: it declares {} bytes but the file has only {} "
-                             "after the preamble",
-                             header_len, size - preamble));
+    bad_content(source,
+                fmt::format("truncated header: it declares {} bytes but the file has only {} "
+                            "after the preamble",
+                            header_len, size - preamble));
   // The header is read whole before it is parsed: a length the file merely claims must not
   // decide how much memory that takes.
   if (header_len > max_header)
-    fail(source, fmt::format("the header is {} bytes, more than the {} allowed (NumPy's "
-                             "max_header_size)",
-                             header_len, max_header));
+    bad_content(source, fmt::format("the header is {} bytes, more than the {} allowed (NumPy's "
+                                    "max_header_size)",
+                                    header_len, max_header));
 
   std::string text(static_cast<std::size_t>(header_len), '\0');
   read_at(preamble, text.size(), text.data());
   const Header header = HeaderParser(text, source).parse();
   const ElementType type = element_type_of(header.descr, source);
   if (header.fortran_order)
-    fail(source,
-         "fortran_order is True (column-major data) which irlite does not read; save a "
-         "C-ordered array, e.g. np.save(f, np.ascontiguousarray(a))");
+    bad_content(source,
+                "fortran_order is True (column-major data) which irlite does not read; save a "
+                "C-ordered array, e.g. np.save(f, np.ascontiguousarray(a))");
 
   // Checked against the file size before anything is allocated, so a lying shape cannot make
   // the reader allocate more than the file holds.
@@ -265,19 +266,20 @@ Tensor decode_from(std::uint64_t size, const ReadAt& read_at, const std::string&
   const std::uint64_t width = element_size(type);
   const auto count = element_count(header.shape);
   if (!count || static_cast<std::uint64_t>(*count) > available / width)
-    fail(source, fmt::format("truncated data: shape {} of '{}' needs {} bytes but the file has "
-                             "{} after the header",
-                             shape_text(header.shape), header.descr,
-                             count && static_cast<std::uint64_t>(*count) <=
-                                          std::numeric_limits<std::uint64_t>::max() / width
-                                 ? fmt::format("{}", static_cast<std::uint64_t>(*count) * width)
-                                 : std::string("more than 2^63"),
-                             available));
+    bad_content(source,
+                fmt::format("truncated data: shape {} of '{}' needs {} bytes but the file has "
+                            "{} after the header",
+                            shape_text(header.shape), header.descr,
+                            count && static_cast<std::uint64_t>(*count) <=
+                                         std::numeric_limits<std::uint64_t>::max() / width
+                                ? fmt::format("{}", static_cast<std::uint64_t>(*count) * width)
+                                : std::string("more than 2^63"),
+                            available));
   const std::uint64_t needed = static_cast<std::uint64_t>(*count) * width;
   if (needed != available)
-    fail(source, fmt::format("the file has {} bytes after the header but shape {} of '{}' "
-                             "needs exactly {}",
-                             available, shape_text(header.shape), header.descr, needed));
+    bad_content(source, fmt::format("the file has {} bytes after the header but shape {} of '{}' "
+                                    "needs exactly {}",
+                                    available, shape_text(header.shape), header.descr, needed));
 
   Tensor tensor(type, header.shape);
   if (needed) read_at(offset, static_cast<std::size_t>(needed), tensor.data());
@@ -333,7 +335,7 @@ Tensor decode(std::span<const std::byte> bytes, const std::string& source, std::
 }
 
 Tensor read(const std::filesystem::path& path, std::size_t max_header) {
-  const cli::InputFile file = cli::InputFile::open(path, ".npy file");
+  const InputFile file = InputFile::open(path, ".npy file");
   return decode_from(
       file.size(),
       [&](std::uint64_t offset, std::size_t n, void* dst) {
@@ -373,13 +375,7 @@ std::string encode(const Tensor& tensor) {
 }
 
 void write(const std::filesystem::path& path, const Tensor& tensor) {
-  const std::string image = encode(tensor);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out.write(image.data(), static_cast<std::streamsize>(image.size()));
-  if (out) out.close();
-  if (!out)
-    throw Error(ErrorCode::io, fmt::format("cannot write: {}", std::strerror(errno)),
-                cli::file_context(path.string()));
+  cli::write_file(path, encode(tensor));
 }
 
 }  // namespace irlite::npy

@@ -4,17 +4,15 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <set>
 #include <string_view>
 
-#include "input_file.hpp"
+#include "files.hpp"
 #include "irlite/error.hpp"
+#include "irlite/input_file.hpp"
 #include "npy.hpp"
 
 namespace irlite::npz {
@@ -42,9 +40,7 @@ constexpr std::uint64_t kMaxDeflateRatio = 1032;
 
 constexpr std::string_view kSuffix = ".npy";
 
-[[noreturn]] void fail(const std::string& source, std::string message) {
-  throw Error(ErrorCode::input, std::move(message), cli::file_context(source));
-}
+using cli::bad_content;
 
 // Little-endian fields of the archive, every read checked against its end.
 class Reader {
@@ -78,9 +74,10 @@ class Reader {
   // Throws unless [offset, offset + n) lies in the archive.
   void need(std::uint64_t offset, std::uint64_t n, std::string_view what) const {
     if (offset > bytes_.size() || n > bytes_.size() - offset)
-      fail(source_, fmt::format("truncated or corrupt .npz: {} (bytes {} to {}) lies beyond the "
-                                "end of the {}-byte archive",
-                                what, offset, offset + n, bytes_.size()));
+      bad_content(source_,
+                  fmt::format("truncated or corrupt .npz: {} (bytes {} to {}) lies beyond the "
+                              "end of the {}-byte archive",
+                              what, offset, offset + n, bytes_.size()));
   }
 
  private:
@@ -97,9 +94,10 @@ struct Directory {
 
 Directory find_directory(const Reader& in, const std::string& source) {
   if (in.size() < kEndSize)
-    fail(source, fmt::format("not a .npz (ZIP) archive: {} bytes, fewer than the {} of an empty "
-                             "archive",
-                             in.size(), kEndSize));
+    bad_content(source,
+                fmt::format("not a .npz (ZIP) archive: {} bytes, fewer than the {} of an empty "
+                            "archive",
+                            in.size(), kEndSize));
   // The end record is the last 22 bytes unless a comment (at most 65535 bytes) follows it.
   const std::size_t lowest =
       in.size() - kEndSize - std::min<std::size_t>(in.size() - kEndSize, kMax16);
@@ -111,7 +109,7 @@ Directory find_directory(const Reader& in, const std::string& source) {
       break;
     }
   }
-  if (!end) fail(source, "not a .npz (ZIP) archive: no end-of-central-directory record");
+  if (!end) bad_content(source, "not a .npz (ZIP) archive: no end-of-central-directory record");
   Directory d;
   const std::uint16_t disk = in.u16(*end + 4, "the disk number");
   const std::uint16_t cd_disk = in.u16(*end + 6, "the directory's disk");
@@ -124,30 +122,32 @@ Directory find_directory(const Reader& in, const std::string& source) {
     // ZIP64: the real values are in the ZIP64 end record, found through the locator before.
     if (*end < kZip64LocatorSize ||
         in.u32(*end - kZip64LocatorSize, "the ZIP64 locator") != kZip64Locator)
-      fail(source, "corrupt .npz: the end record defers to a ZIP64 record that is missing");
+      bad_content(source, "corrupt .npz: the end record defers to a ZIP64 record that is missing");
     const std::uint64_t record = in.u64(*end - kZip64LocatorSize + 8, "the ZIP64 end offset");
     if (in.u32(record, "the ZIP64 end record") != kZip64End)
-      fail(source, fmt::format("corrupt .npz: no ZIP64 end record at byte {}", record));
+      bad_content(source, fmt::format("corrupt .npz: no ZIP64 end record at byte {}", record));
     in.need(record, kZip64EndSize, "the ZIP64 end record");
     if (in.u32(record + 16, "the disk number") != 0 || in.u32(record + 20, "the disk") != 0)
-      fail(source, "multi-part .npz archives are not supported");
+      bad_content(source, "multi-part .npz archives are not supported");
     const std::uint64_t on_disk = in.u64(record + 24, "the entry count");
     d.count = in.u64(record + 32, "the entry count");
     d.size = in.u64(record + 40, "the directory size");
     d.offset = in.u64(record + 48, "the directory offset");
-    if (on_disk != d.count) fail(source, "multi-part .npz archives are not supported");
+    if (on_disk != d.count) bad_content(source, "multi-part .npz archives are not supported");
     directory_end = record;
   } else if (disk != 0 || cd_disk != 0 || disk_count != d.count) {
-    fail(source, "multi-part .npz archives are not supported");
+    bad_content(source, "multi-part .npz archives are not supported");
   }
   if (d.offset > directory_end || d.size > directory_end - d.offset)
-    fail(source, fmt::format("corrupt .npz: the central directory (bytes {} to {}) overlaps its "
-                             "end record at byte {}",
-                             d.offset, d.offset + d.size, directory_end));
+    bad_content(source,
+                fmt::format("corrupt .npz: the central directory (bytes {} to {}) overlaps its "
+                            "end record at byte {}",
+                            d.offset, d.offset + d.size, directory_end));
   // Each entry takes at least 46 bytes: a count beyond that is a lie, refused before any loop.
   if (d.count > d.size / kCentralHeaderSize)
-    fail(source, fmt::format("corrupt .npz: {} entries cannot fit a {}-byte central directory",
-                             d.count, d.size));
+    bad_content(source,
+                fmt::format("corrupt .npz: {} entries cannot fit a {}-byte central directory",
+                            d.count, d.size));
   return d;
 }
 
@@ -166,7 +166,7 @@ struct Member {
 std::uint64_t read_member(const Reader& in, std::uint64_t at, std::uint64_t directory_end,
                           const std::string& source, Member& m) {
   if (in.u32(at, "a central directory entry") != kCentralHeader)
-    fail(source, fmt::format("corrupt .npz: no central directory entry at byte {}", at));
+    bad_content(source, fmt::format("corrupt .npz: no central directory entry at byte {}", at));
   m.flags = in.u16(at + 8, "the entry's flags");
   m.method = in.u16(at + 10, "the entry's method");
   m.crc = in.u32(at + 16, "the entry's CRC");
@@ -179,8 +179,9 @@ std::uint64_t read_member(const Reader& in, std::uint64_t at, std::uint64_t dire
   const std::uint64_t name_at = at + kCentralHeaderSize;
   const std::uint64_t next = name_at + name_length + extra_length + comment_length;
   if (next > directory_end)
-    fail(source,
-         fmt::format("corrupt .npz: the entry at byte {} runs past the central directory", at));
+    bad_content(
+        source,
+        fmt::format("corrupt .npz: the entry at byte {} runs past the central directory", at));
   const auto name = in.span(name_at, name_length, "the entry's name");
   m.name.assign(reinterpret_cast<const char*>(name.data()), name.size());
 
@@ -192,15 +193,16 @@ std::uint64_t read_member(const Reader& in, std::uint64_t at, std::uint64_t dire
     const std::uint16_t length = in.u16(extra + 2, "an extra field");
     const std::uint64_t data = extra + 4;
     if (data + length > extra_end)
-      fail(source, fmt::format("corrupt .npz: member '{}': an extra field runs past its entry",
-                               escape_nonprintable(m.name)));
+      bad_content(source,
+                  fmt::format("corrupt .npz: member '{}': an extra field runs past its entry",
+                              escape_nonprintable(m.name)));
     if (id == kZip64ExtraId) {
       std::uint64_t field = data;
       for (std::uint64_t* value : {&m.size, &m.compressed, &m.local_offset}) {
         if (*value != kMax32) continue;
         if (field + 8 > data + length)
-          fail(source, fmt::format("corrupt .npz: member '{}': its ZIP64 field is too short",
-                                   escape_nonprintable(m.name)));
+          bad_content(source, fmt::format("corrupt .npz: member '{}': its ZIP64 field is too short",
+                                          escape_nonprintable(m.name)));
         *value = in.u64(field, "a ZIP64 field");
         field += 8;
       }
@@ -215,7 +217,7 @@ std::vector<std::byte> member_bytes(const Reader& in, const Member& m, const std
                                     std::uint64_t data_limit) {
   const std::string name = escape_nonprintable(m.name);
   const auto member_fail = [&](const std::string& what) {
-    fail(source, fmt::format("member '{}': {}", name, what));
+    bad_content(source, fmt::format("member '{}': {}", name, what));
   };
   if (m.flags & 1) member_fail("encrypted members are not supported");
   if (m.method != kStored && m.method != kDeflated)
@@ -307,9 +309,11 @@ std::vector<Array> decode(std::span<const std::byte> bytes, const std::string& s
     at = read_member(in, at, d.offset + d.size, source, m);
     const std::string shown = escape_nonprintable(m.name);
     if (m.name.size() <= kSuffix.size() || !m.name.ends_with(kSuffix))
-      fail(source, fmt::format("member '{}' is not an array: .npz members are NAME.npy", shown));
+      bad_content(source,
+                  fmt::format("member '{}' is not an array: .npz members are NAME.npy", shown));
     std::string name = m.name.substr(0, m.name.size() - kSuffix.size());
-    if (!names.insert(name).second) fail(source, fmt::format("member '{}' appears twice", shown));
+    if (!names.insert(name).second)
+      bad_content(source, fmt::format("member '{}' appears twice", shown));
     const std::vector<std::byte> image = member_bytes(in, m, source, d.offset);
     arrays.push_back({std::move(name), npy::decode(image, fmt::format("{}:{}", source, m.name))});
   }
@@ -317,7 +321,7 @@ std::vector<Array> decode(std::span<const std::byte> bytes, const std::string& s
 }
 
 std::vector<Array> read(const std::filesystem::path& path) {
-  const cli::InputFile file = cli::InputFile::open(path, ".npz file");
+  const InputFile file = InputFile::open(path, ".npz file");
   if (file.size() > std::numeric_limits<std::size_t>::max())
     throw Error(ErrorCode::io, "the file is too large to read", cli::file_context(file.path()));
   std::vector<std::byte> bytes(static_cast<std::size_t>(file.size()));
@@ -393,13 +397,7 @@ std::string encode(const std::vector<Array>& arrays) {
 }
 
 void write(const std::filesystem::path& path, const std::vector<Array>& arrays) {
-  const std::string image = encode(arrays);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out.write(image.data(), static_cast<std::streamsize>(image.size()));
-  if (out) out.close();
-  if (!out)
-    throw Error(ErrorCode::io, fmt::format("cannot write: {}", std::strerror(errno)),
-                cli::file_context(path.string()));
+  cli::write_file(path, encode(arrays));
 }
 
 }  // namespace irlite::npz

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <set>
 
-#include "input_file.hpp"
+#include "files.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "input_file.hpp"
+#include "files.hpp"
 
 namespace irlite::cli {
 namespace {

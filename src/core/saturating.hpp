@@ -1,0 +1,37 @@
+#pragma once
+// Arithmetic on sizes and extents that saturates instead of overflowing: a size too large to
+// allocate, or an extent too large to hold, stays too large rather than wrapping to a small one.
+// Both operands are never negative.
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+namespace irlite {
+
+namespace saturating_detail {
+
+template <std::integral T>
+constexpr T mul(T a, T b) {
+  T r{};
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<T>::max() : r;
+}
+
+}  // namespace saturating_detail
+
+/// a * b, or SIZE_MAX when that overflows (byte counts).
+constexpr std::size_t saturating_mul(std::size_t a, std::size_t b) {
+  return saturating_detail::mul(a, b);
+}
+/// a * b, or INT64_MAX when that overflows (extents).
+constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  return saturating_detail::mul(a, b);
+}
+
+/// a + b, or SIZE_MAX when that overflows.
+constexpr std::size_t saturating_add(std::size_t a, std::size_t b) {
+  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+}  // namespace irlite
