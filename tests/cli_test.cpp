@@ -22,6 +22,7 @@
 
 #include "irlite/irlite.hpp"
 #include "npy.hpp"
+#include "temp_dir.hpp"
 
 using namespace irlite;
 namespace fs = std::filesystem;
@@ -30,20 +31,7 @@ namespace {
 
 const std::string kData = std::string(IRLITE_TEST_DATA) + "/cli/";
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("irlite_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using test::TempDir;
 
 struct Outcome {
   int status = -1;

@@ -13,30 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace irlite::test {
 
 /// The sample models of tests/data/cli/, with the trailing slash.
 inline const std::string kCliData = std::string(IRLITE_TEST_DATA) + "/cli/";
 /// The models of models/, with the trailing slash.
 inline const std::string kModels = std::string(IRLITE_MODELS) + "/";
-
-/// A fresh directory, removed with everything in it when destroyed.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() /
-           ("irlite_cli_util_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
 
 /// What a run of the program gave.
 struct Outcome {

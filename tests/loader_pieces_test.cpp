@@ -16,6 +16,7 @@
 #include "loader/xml_pieces.hpp"
 #include "ops/registry.hpp"
 #include "read_outcome.hpp"
+#include "temp_dir.hpp"
 
 using namespace irlite;
 using namespace std::string_literals;
@@ -26,11 +27,10 @@ namespace {
 std::string outcome(const std::string& xml, bool keep_going, std::size_t piece_bytes,
                     bool in_place) {
   if (!in_place) return test::read_outcome(xml, keep_going, piece_bytes);
-  const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / "irlite_pieces_test.xml";
+  const test::TempDir dir("irlite_pieces_test");
+  const std::filesystem::path path = dir.path / "m.xml";
   std::ofstream(path, std::ios::binary) << xml;
   XmlText text = XmlText::read_file(path);
-  std::filesystem::remove(path);
   Diagnostics diagnostics;
   diagnostics.keep_going = keep_going;
   std::string s;

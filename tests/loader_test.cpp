@@ -17,6 +17,7 @@
 
 #include "api/model_impl.hpp"
 #include "irlite/irlite.hpp"
+#include "temp_dir.hpp"
 #include "test_fifo.hpp"
 
 using namespace irlite;
@@ -409,8 +410,8 @@ TEST_CASE("boolean Consts are normalised at load: any non-zero byte is 1") {
 }
 
 TEST_CASE("files: the .bin next to the .xml, an explicit weights path, a missing file") {
-  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_test";
-  std::filesystem::create_directories(dir);
+  const test::TempDir temp("irlite_loader_test");
+  const std::filesystem::path& dir = temp.path;
   const std::string xml = net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
   std::ofstream(dir / "m.xml") << xml;
   const std::int64_t v = 42;
@@ -428,7 +429,6 @@ TEST_CASE("files: the .bin next to the .xml, an explicit weights path, a missing
   opts.weights = dir / "other.bin";
   CHECK(Session(Model::load(dir / "m.xml", opts)).run({}).at("c").values<std::int64_t>()[0] == 42);
   CHECK_THROWS_AS(Model::load(dir / "missing.xml"), Error);
-  std::filesystem::remove_all(dir);
 }
 
 namespace {
@@ -449,8 +449,8 @@ std::vector<float> run_floats(const Model& m) {
 }  // namespace
 
 TEST_CASE("copied weights are a snapshot: the .bin may be truncated or rewritten after load") {
-  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_snapshot";
-  std::filesystem::create_directories(dir);
+  const test::TempDir temp("irlite_loader_snapshot");
+  const std::filesystem::path& dir = temp.path;
   std::ofstream(dir / "m.xml") << net(constant(0, "f32", "4", 0, 16) + result(1, "r"),
                                       edge(0, 0, 1, 0));
   const std::vector<float> old_values{1, 2, 3, 4}, new_values{5, 6, 7, 8};
@@ -487,7 +487,6 @@ TEST_CASE("copied weights are a snapshot: the .bin may be truncated or rewritten
   write_bin(dir / "next.bin", {9, 9, 9, 9});
   std::filesystem::rename(dir / "next.bin", dir / "m.bin");
   CHECK(run_floats(mapped) == new_values);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("load_from_memory with a keep-alive holds the weights for as long as they are used") {
@@ -827,8 +826,8 @@ TEST_CASE("10^5 inputs, outputs and ports of one layer load with the right names
 }
 
 TEST_CASE("a file parsed in place keeps exact lines and columns, also after a newline in a tag") {
-  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_lines";
-  std::filesystem::create_directories(dir);
+  const test::TempDir temp("irlite_loader_lines");
+  const std::filesystem::path& dir = temp.path;
   // Parsing in place turns the newline after `<layer` into the name's terminator; the lines
   // are counted before. Enough layers that the start of the text is given back while reading.
   std::string layers;
@@ -862,7 +861,6 @@ TEST_CASE("a file parsed in place keeps exact lines and columns, also after a ne
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == expected);
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a large file with its <edges> before its <layers> loads the same") {
@@ -885,8 +883,8 @@ TEST_CASE("a large file with its <edges> before its <layers> loads the same") {
   }
   layers += result(n + 2, "y");
   edges += edge(n + 1, 2, n + 2, 0);
-  const auto dir = std::filesystem::temp_directory_path() / "irlite_loader_order";
-  std::filesystem::create_directories(dir);
+  const test::TempDir temp("irlite_loader_order");
+  const std::filesystem::path& dir = temp.path;
   for (const bool edges_first : {false, true}) {
     CAPTURE(edges_first);
     const std::string sections =
@@ -905,23 +903,9 @@ TEST_CASE("a large file with its <edges> before its <layers> loads the same") {
     const auto out = Session(m).run({{"x", Tensor::view(ElementType::f32, {2, 3}, x)}});
     CHECK(out.at("t" + std::to_string(n + 1)).values<float>()[5] == 6);
   }
-  std::filesystem::remove_all(dir);
 }
 
 namespace {
-
-/// A directory of its own under the system's temporary one, removed at the end.
-struct ScratchDir {
-  std::filesystem::path path;
-  explicit ScratchDir(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
-    std::filesystem::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 /// The Error(io) that `f` throws, as what() renders it.
 template <class F>
@@ -951,7 +935,7 @@ std::string widen(const std::string& text, int width, bool little, bool bom) {
 }  // namespace
 
 TEST_CASE("files: a FIFO, a device or a directory is refused at once, saying what it is") {
-  ScratchDir dir("irlite_loader_special");
+  test::TempDir dir("irlite_loader_special");
   std::ofstream(dir.path / "m.xml")
       << net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
   const std::string xml = (dir.path / "m.xml").string();
@@ -993,7 +977,7 @@ TEST_CASE("files: a FIFO, a device or a directory is refused at once, saying wha
 }
 
 TEST_CASE("files: a .bin beside the model that is not a file is named as what it is") {
-  ScratchDir dir("irlite_loader_bin_dir");
+  test::TempDir dir("irlite_loader_bin_dir");
   std::ofstream(dir.path / "m.xml")
       << net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
   std::filesystem::create_directory(dir.path / "m.bin");
@@ -1034,7 +1018,7 @@ TEST_CASE("a model in UTF-16 or UTF-32 is refused as such") {
   CHECK(load_error(std::string("\0\0\0\0<net/>", 10)).find("starts with NUL bytes") !=
         std::string::npos);
   // From a file, read in place.
-  ScratchDir dir("irlite_loader_utf16");
+  test::TempDir dir("irlite_loader_utf16");
   std::ofstream(dir.path / "m.xml", std::ios::binary) << widen(xml, 2, true, true);
   CHECK_THROWS_WITH_AS(
       Model::load(dir.path / "m.xml"),

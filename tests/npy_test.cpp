@@ -17,6 +17,7 @@
 
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
+#include "temp_dir.hpp"
 #include "test_fifo.hpp"
 
 using namespace irlite;
@@ -76,19 +77,7 @@ Tensor patterned(ElementType type, Shape shape) {
   return t;
 }
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() /
-           ("irlite_npy_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
+using test::TempDir;
 
 }  // namespace
 
