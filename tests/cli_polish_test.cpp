@@ -4,6 +4,7 @@
 // irlite_op_bench's command line.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #ifdef IRLITE_CLI
 
@@ -127,8 +128,8 @@ TEST_CASE("cli_polish: inspect shows inputs, op counts, weight bytes and kept at
   CHECK(column_of(o.out, "  id  ", "attributes") == attributes);
   CHECK(column_of(o.out, "Scramble", "beta=") == attributes);
   // Op counts and the Consts' bytes: 8 for k, 8 for scale.
-  CHECK(
-      contains(o.out, "ops: Constant-1 2, Parameter-1 1, Result-1 2, Scramble (opset4) 1, TopK-11 1"));
+  CHECK(contains(o.out,
+                 "ops: Constant-1 2, Parameter-1 1, Result-1 2, Scramble (opset4) 1, TopK-11 1"));
   CHECK(contains(o.out, "weights: 16 bytes"));
   const auto lines = o.err_lines();
   REQUIRE(lines.size() == 3);  // the Const that reaches no Result, the declared dims, Scramble
@@ -192,7 +193,7 @@ TEST_CASE("cli_polish: inspect --json gives counts, bytes and structured diagnos
   CHECK(m["problems"][0]["line"].is_null());
 }
 
-TEST_CASE("cli_polish: run names every unsupported layer, then points to inspect") {
+TEST_CASE("cli_polish: run names every unsupported op type once, then points to ops and inspect") {
   const Outcome o = cli({"run", kCliData + "broken.xml"});
   CAPTURE(o.err);
   CHECK(o.status == 1);
@@ -204,7 +205,9 @@ TEST_CASE("cli_polish: run names every unsupported layer, then points to inspect
   CHECK(contains(lines[0], "unsupported op type 'Frobnicate'"));
   CHECK(lines[1].rfind("irlite: error: ", 0) == 0);
   CHECK(contains(lines[1], "Defrobnicate"));
-  CHECK(lines[2].rfind("irlite: hint: 2 layers cannot run; 'irlite inspect ", 0) == 0);
+  CHECK(lines[2].rfind("irlite: hint: 2 op types cannot run; 'irlite ops' lists the ones irlite "
+                       "has, and 'irlite inspect ",
+                       0) == 0);
   CHECK(contains(lines[2], "broken.xml"));
 
   // One unsupported layer among otherwise good ones.
@@ -214,7 +217,47 @@ TEST_CASE("cli_polish: run names every unsupported layer, then points to inspect
   CHECK(one.status == 1);
   REQUIRE(one_lines.size() == 2);
   CHECK(contains(one_lines[0], "Scramble"));
-  CHECK(contains(one_lines[1], "irlite: hint: 1 layer cannot run"));
+  CHECK(contains(one_lines[1], "irlite: hint: 1 op type cannot run"));
+
+  // Many layers of one missing type: one line for the type, at its first layer, with the count.
+  std::string chain =
+      "<?xml version=\"1.0\"?>\n<net name=\"m\" version=\"11\"><layers>"
+      "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\">"
+      "<data shape=\"2\" element_type=\"f32\"/><output><port id=\"0\" "
+      "precision=\"FP32\"><dim>2</dim></port></output></layer>\n";
+  std::string edges;
+  for (int id = 1; id <= 40; ++id) {
+    chain += fmt::format(
+        "<layer id=\"{0}\" name=\"conv{0}\" type=\"Convolution\" version=\"opset1\"><input>"
+        "<port id=\"0\"><dim>2</dim></port></input><output><port id=\"1\" precision=\"FP32\">"
+        "<dim>2</dim></port></output></layer>\n",
+        id);
+    edges += fmt::format("<edge from-layer=\"{}\" from-port=\"{}\" to-layer=\"{}\" to-port=\"0\"/>",
+                         id - 1, id == 1 ? 0 : 1, id);
+  }
+  chain +=
+      "<layer id=\"41\" name=\"r\" type=\"Result\" version=\"opset1\"><input><port "
+      "id=\"0\"><dim>2</dim></port></input></layer></layers><edges>" +
+      edges +
+      "<edge from-layer=\"40\" from-port=\"1\" to-layer=\"41\" to-port=\"0\"/></edges></net>\n";
+  std::ofstream(dir / "chain.xml") << chain;
+  const Outcome many = cli({"run", dir / "chain.xml"});
+  CAPTURE(many.err);
+  const auto many_lines = many.err_lines();
+  CHECK(many.status == 1);
+  REQUIRE(many_lines.size() == 2);
+  CHECK(contains(many_lines[0],
+                 "layer 1 'conv1' (Convolution): unsupported op type "
+                 "'Convolution' (40 layers have it; this is the first)"));
+  CHECK(many_lines[0].size() < 200);
+  CHECK(contains(many_lines[1], "irlite: hint: 1 op type cannot run"));
+  // inspect lists every layer, and the same one problem, with the hint to 'irlite ops'.
+  const Outcome inspected = cli({"inspect", dir / "chain.xml"});
+  const auto inspected_lines = inspected.err_lines();
+  REQUIRE(inspected_lines.size() == 2);
+  CHECK(contains(inspected_lines[0], "(40 layers have it; this is the first)"));
+  CHECK(inspected_lines[1] ==
+        "irlite: hint: 'irlite ops' lists the op types and versions irlite has");
 }
 
 TEST_CASE("cli_polish: a .bin given as the model points to the .xml") {

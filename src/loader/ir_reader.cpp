@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <pugixml.hpp>
+#include <unordered_map>
 #include <utility>
 
 #include "core/buffer.hpp"
@@ -175,6 +176,19 @@ class Reader {
     diag_.report(Error(code, std::move(message), std::move(c)));
   }
 
+  /// A layer of a type irlite does not have. A model stopped by one missing op has it in many
+  /// layers: each type is reported once, at its first layer, with how many layers have it.
+  void report_unsupported(const loader::LayerType& type, ErrorContext c) {
+    const auto [it, first] = unsupported_.try_emplace(&type, Unsupported{diag_.problems.size(), 0});
+    Unsupported& u = it->second;
+    ++u.count;
+    if (first) return fail(ErrorCode::unsupported, type.why, std::move(c));
+    Error& problem = diag_.problems[u.problem];
+    problem = Error(ErrorCode::unsupported,
+                    fmt::format("{} ({} layers have it; this is the first)", type.why, u.count),
+                    problem.context());
+  }
+
   void read_root() {
     const pugi::xml_node root = doc_.document_element();
     if (!root || ascii_lower(root.name()) != "net")
@@ -335,7 +349,7 @@ class Reader {
       return;
     }
 
-    if (!node.def) fail(ErrorCode::unsupported, type.why, at_layer(node, layer));
+    if (!node.def) report_unsupported(type, at_layer(node, layer));
 
     LayerParts parts;
     for (pugi::xml_node child = layer.first_child(); child; child = child.next_sibling()) {
@@ -531,6 +545,11 @@ class Reader {
   IdIndex ids_;
   loader::EdgeWiring wiring_{graph_, ids_, positions_, diag_};
   loader::LayerTypes layer_types_;
+  struct Unsupported {
+    std::size_t problem;  ///< the index of its report in diag_.problems
+    std::size_t count;    ///< the layers of the type so far
+  };
+  std::unordered_map<const loader::LayerType*, Unsupported> unsupported_;
   loader::SharedOps ops_;
   // Scratch space reused from layer to layer.
   PortIdSet port_ids_;

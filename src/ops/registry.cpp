@@ -66,12 +66,9 @@ const OpDef* resolve_op(std::string_view type, std::string_view opset, std::stri
                 std::to_string(def.since_opset) + ")";
   }
   if (!known_type) {
-    std::string all;
-    for (const OpDef& def : kOps) {
-      if (!all.empty()) all += ", ";
-      all += op_display_name(def);
-    }
-    *why = "unsupported op type '" + std::string(type) + "'; irlite supports " + all;
+    // The list of what irlite has is long and the same for every such layer: supported_ops()
+    // gives it (and `irlite ops` prints it), rather than every message.
+    *why = "unsupported op type '" + std::string(type) + "'";
     return nullptr;
   }
   const auto n = opset_number(opset);

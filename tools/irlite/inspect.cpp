@@ -296,6 +296,9 @@ int inspect_command(const InspectOptions& options) {
     print_text(model);
   for (const Error& w : warnings) print_warning(w.what());
   for (const Error& p : problems) print_error(p.what());
+  if (std::any_of(problems.begin(), problems.end(),
+                  [](const Error& p) { return p.code() == ErrorCode::unsupported; }))
+    print_hint("'irlite ops' lists the op types and versions irlite has");
   return problems.empty() ? kExitOk : kExitError;
 }
 

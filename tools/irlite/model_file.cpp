@@ -51,8 +51,11 @@ std::optional<Model> load_for_run(const std::string& path, const LoadOptions& op
     ++unsupported;
   }
   if (unsupported == 0) throw *first;
-  print_hint(fmt::format("{} layer{} cannot run; 'irlite inspect {}' shows every layer and problem",
-                         unsupported, unsupported == 1 ? "" : "s", path));
+  // The loader reports each missing op type once, with the count of its layers.
+  print_hint(fmt::format(
+      "{} op type{} cannot run; 'irlite ops' lists the ones irlite has, and 'irlite inspect {}' "
+      "shows every layer and problem",
+      unsupported, unsupported == 1 ? "" : "s", path));
   return std::nullopt;
 }
 
