@@ -38,7 +38,8 @@ struct Span {
   std::int64_t lo = 0, hi = 0;
 };
 
-Span inside(std::int64_t out, std::int64_t stride, std::int64_t offset, std::int64_t extent) {
+IRLITE_INLINE Span inside(std::int64_t out, std::int64_t stride, std::int64_t offset,
+                          std::int64_t extent) {
   const std::int64_t lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
   const std::int64_t last = extent - 1 - offset;  // o * stride <= last
   const std::int64_t hi = last < 0 ? 0 : last / stride + 1;
@@ -133,15 +134,27 @@ void im2col(const Parallel& par, const ConvGeometry& g, const T* x, std::int64_t
       });
 }
 
-/// acc[i] += w * src[i] for i < n, each product rounded before the sum.
-IRLITE_MULTIVERSION void multiply_add_row(float* __restrict acc, const float* __restrict src,
-                                          float w, std::int64_t n) {
+/// acc[o] += w[kw] * src[o * stride + kw * dilation - pad] for each kernel position kw along the
+/// row and each output o whose input lies in [0, iw), kw in increasing order, each product
+/// rounded before the sum.
+IRLITE_MULTIVERSION void add_row_taps(float* __restrict acc, const float* __restrict src,
+                                      const float* w, std::int64_t taps, std::int64_t stride,
+                                      std::int64_t dilation, std::int64_t pad, std::int64_t ow,
+                                      std::int64_t iw) {
   using V = simd::vec<float>;
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
-  const V wv = simd::broadcast(w);
-  std::int64_t i = 0;
-  for (; i + L <= n; i += L) simd::store(acc + i, simd::load(acc + i) + wv * simd::load(src + i));
-  for (; i < n; ++i) acc[i] = acc[i] + w * src[i];
+  for (std::int64_t kw = 0; kw < taps; ++kw) {
+    const std::int64_t offset = kw * dilation - pad;
+    const Span s = inside(ow, stride, offset, iw);
+    const float wk = w[kw];
+    std::int64_t o = s.lo;
+    if (stride == 1) {
+      const V wv = simd::broadcast(wk);
+      for (; o + L <= s.hi; o += L)
+        simd::store(acc + o, simd::load(acc + o) + wv * simd::load(src + (o + offset)));
+    }
+    for (; o < s.hi; ++o) acc[o] = acc[o] + wk * src[o * stride + offset];
+  }
 }
 
 /// The depthwise loop: each output row is the sum over kernel positions, in increasing order,
@@ -180,17 +193,8 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
                 for (std::int64_t i = 0; i < iw; ++i) converted[i] = to_float(in_row[i]);
                 src = converted;
               }
-              const float* wr = wk + (kd * g.kernel[1] + kh) * g.kernel[2];
-              for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
-                const Span s = inside(ow, g.stride[2], offset, iw);
-                if (g.stride[2] == 1) {
-                  multiply_add_row(acc + s.lo, src + (offset + s.lo), wr[kw], s.hi - s.lo);
-                } else {
-                  for (std::int64_t o = s.lo; o < s.hi; ++o)
-                    acc[o] = acc[o] + wr[kw] * src[o * g.stride[2] + offset];
-                }
-              }
+              add_row_taps(acc, src, wk + (kd * g.kernel[1] + kh) * g.kernel[2], g.kernel[2],
+                           g.stride[2], g.dilation[2], g.pad_begin[2], ow, iw);
             }
           }
           T* dst = y + plane * g.out_size() + row * ow;
