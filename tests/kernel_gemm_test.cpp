@@ -13,11 +13,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <type_traits>
 #include <vector>
 
 #include "irlite/float16.hpp"
+#include "irlite/scratch.hpp"
 #include "kernels/gemm.hpp"
 #include "op_test_util.hpp"
 
@@ -213,4 +215,69 @@ TEST_CASE("GEMM against a plain loop over k: batches, 16-bit floats, epilogue, e
 TEST_CASE("GEMM: a large product gives the same bits on every thread count") {
   std::mt19937 rng(7);
   check_case<float>(rng, {.m = 300, .n = 700, .k = 520});
+}
+
+TEST_CASE(
+    "GEMM: C stored transposed with a row stride, B packed into lent memory, buffers from "
+    "a Scratch") {
+  // A convolution's call: output matrix (i, j) at c[j * ldc + i], inside a wider output whose
+  // other elements must keep their value; the per-thread buffers in a Scratch of exactly
+  // gemm_scratch() bytes, which takes more at its peril.
+  std::mt19937 rng(8);
+  const auto check = [&](auto tag, Case c, std::int64_t ldc) {
+    using T = decltype(tag);
+    CAPTURE(c.m);
+    CAPTURE(c.n);
+    CAPTURE(c.k);
+    CAPTURE(ldc);
+    const std::vector<T> a = random_values<T>(rng, c.batches * c.m * c.k);
+    const std::vector<T> b = random_values<T>(rng, c.k * c.n);
+    std::vector<std::int64_t> ai, bi;
+    for (std::int64_t i = 0; i < c.batches; ++i) {
+      ai.push_back(i);
+      bi.push_back(0);
+    }
+    const std::vector<T> rows = oracle(c, a, b, ai, bi, {}, gemm_fuses(gemm_isa()));
+    // The oracle's m x n matrices, stored n x m with row stride ldc; the rest -7.
+    const T fill(-7.0f);
+    std::vector<T> want(static_cast<std::size_t>(c.batches * c.n * ldc), fill);
+    for (std::int64_t batch = 0; batch < c.batches; ++batch)
+      for (std::int64_t i = 0; i < c.m; ++i)
+        for (std::int64_t j = 0; j < c.n; ++j)
+          want[static_cast<std::size_t>((batch * c.n + j) * ldc + i)] =
+              rows[static_cast<std::size_t>((batch * c.m + i) * c.n + j)];
+    std::vector<Parallel> pars{Parallel()};
+    for (ThreadPool* pool : test_pools()) pars.emplace_back(pool);
+    for (const Parallel& par : pars) {
+      CAPTURE(par.threads());
+      std::vector<float> lent(PackedB::bytes(1, c.k, c.n, gemm_isa()) / sizeof(float));
+      const PackedB packed(b.data(), 1, c.k, c.n, false, lent.data(), gemm_isa(), par);
+      const std::size_t bytes = gemm_scratch(c.m, c.n, c.k, 0, par.threads());
+      std::vector<std::byte> arena(bytes + Scratch::kAlign);
+      void* start = arena.data();
+      std::size_t space = arena.size();
+      REQUIRE(std::align(Scratch::kAlign, bytes, start, space));
+      const Scratch scratch(start, bytes);
+      std::vector<T> got(want.size(), fill);
+      GemmArgs<T> args;
+      args.m = c.m;
+      args.n = c.n;
+      args.k = c.k;
+      args.a = a.data();
+      args.batches = c.batches;
+      args.b_index = bi.data();
+      args.c = got.data();
+      args.transpose_c = true;
+      args.ldc = ldc;
+      args.scratch = &scratch;
+      gemm(par, args, packed);
+      CHECK(scratch.bytes() <= bytes);
+      same_bits(got, want, "C transposed");
+    }
+  };
+  check(float{}, {.m = 50, .n = 37, .k = 300}, 61);
+  check(float{}, {.m = 300, .n = 70, .k = 40, .batches = 2}, 300);
+  check(float{}, {.m = 7, .n = 3, .k = 5}, 7);
+  check(bfloat16{}, {.m = 45, .n = 20, .k = 19}, 50);
+  check(float16{}, {.m = 130, .n = 9, .k = 270}, 131);
 }

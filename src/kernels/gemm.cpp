@@ -18,11 +18,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <type_traits>
 #include <vector>
 
 #include "core/buffer.hpp"
 #include "irlite/float16.hpp"
+#include "irlite/scratch.hpp"
 #include "kernels/gemm_kernel.hpp"
 #include "kernels/simd.hpp"
 
@@ -186,6 +188,13 @@ Grid make_grid(std::int64_t m, std::int64_t n, const Kernel& kr, unsigned thread
   return g;
 }
 
+/// The floats one thread's buffers hold in run(): packed A, a tile, an edge panel of B and a
+/// block of C. gemm_scratch() bounds them.
+struct ThreadBuffers {
+  std::int64_t ap = 0, tile = 0, edge = 0, cbuf = 0;
+  std::int64_t total() const { return ap + tile + edge + cbuf; }
+};
+
 template <class T>
 void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const BSource& bsrc) {
   const std::int64_t m = args.m, n = args.n, k = args.k;
@@ -199,15 +208,38 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
       std::min(block_rows, m) * std::min(block_cols, n) * std::max<std::int64_t>(k, 1);
   const std::int64_t lda = args.transpose_a ? m : k;
   const std::int64_t kc_max = std::min(kKc, std::max<std::int64_t>(k, 1));
-  par.for_range(static_cast<std::size_t>(tasks),
-                static_cast<std::size_t>(std::max<std::int64_t>(1, kGrainFlops / task_flops)),
-                [&](std::size_t first, std::size_t last, std::size_t) {
-                  std::vector<float> ap(static_cast<std::size_t>(block_rows * kc_max));
-                  std::vector<float> tile(static_cast<std::size_t>(mr * nr));
-                  std::vector<float> edge(bsrc.raw ? static_cast<std::size_t>(kc_max * nr) : 0);
-                  std::vector<float> cbuf(std::is_same_v<T, float>
-                                              ? 0
-                                              : static_cast<std::size_t>(block_rows * block_cols));
+  // The sums go straight to a float output stored as C is; otherwise through a block of
+  // floats, converted or transposed on the way out.
+  const bool direct = std::is_same_v<T, float> && !args.transpose_c;
+  const std::int64_t ldc_out = args.ldc > 0 ? args.ldc : (args.transpose_c ? m : n);
+  const std::int64_t out_matrix = (args.transpose_c ? n : m) * ldc_out;
+  ThreadBuffers sizes;
+  sizes.ap = block_rows * kc_max;
+  sizes.tile = mr * nr;
+  sizes.edge = bsrc.raw ? kc_max * nr : 0;
+  sizes.cbuf = direct ? 0 : block_rows * block_cols;
+  const std::size_t grain =
+      static_cast<std::size_t>(std::max<std::int64_t>(1, kGrainFlops / task_flops));
+  // Lent buffers: one piece, a share per chunk of the split (at most one per thread).
+  const std::size_t chunks = par.chunks(static_cast<std::size_t>(tasks), grain);
+  const std::span<float> lent =
+      args.scratch
+          ? args.scratch->template take<float>(static_cast<std::size_t>(sizes.total()) * chunks)
+          : std::span<float>();
+  par.for_range(static_cast<std::size_t>(tasks), grain,
+                [&](std::size_t first, std::size_t last, std::size_t chunk) {
+                  std::vector<float> own;
+                  float* buffers = nullptr;
+                  if (args.scratch) {
+                    buffers = lent.data() + chunk * static_cast<std::size_t>(sizes.total());
+                  } else {
+                    own.resize(static_cast<std::size_t>(sizes.total()));
+                    buffers = own.data();
+                  }
+                  float* const ap = buffers;
+                  float* const tile = ap + sizes.ap;
+                  float* const edge = tile + sizes.tile;
+                  float* const cbuf = edge + sizes.edge;
                   for (std::size_t t = first; t < last; ++t) {
                     const auto task = static_cast<std::int64_t>(t);
                     const std::int64_t batch = task / per_matrix;
@@ -216,23 +248,21 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                     const std::int64_t a_matrix = args.a_index ? args.a_index[batch] : batch;
                     const std::int64_t b_matrix = args.b_index ? args.b_index[batch] : batch;
                     const T* a = args.a + a_matrix * m * k;
-                    T* out = args.c + batch * m * n;
+                    T* out = args.c + batch * out_matrix;
                     const std::int64_t i0 = row_block * block_rows;
                     const std::int64_t rows = std::min(block_rows, m - i0);
                     const std::int64_t p_first = col_block * g.panels_per_block;
                     const std::int64_t j0 = p_first * nr;
                     const std::int64_t cols = std::min(block_cols, n - j0);
                     const std::int64_t p_end = (j0 + cols + nr - 1) / nr;
-                    // The block of C the sums go to: the output itself, or floats converted at the
-                    // end.
-                    float* c = nullptr;
-                    std::int64_t ldc = 0;
+                    // The block of C the sums go to.
+                    float* c = cbuf;
+                    std::int64_t ldc = block_cols;
                     if constexpr (std::is_same_v<T, float>) {
-                      c = out + i0 * n + j0;
-                      ldc = n;
-                    } else {
-                      c = cbuf.data();
-                      ldc = block_cols;
+                      if (direct) {
+                        c = out + i0 * ldc_out + j0;
+                        ldc = ldc_out;
+                      }
                     }
                     if (k == 0)
                       for (std::int64_t r = 0; r < rows; ++r) std::fill_n(c + r * ldc, cols, 0.0f);
@@ -241,7 +271,7 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                       const bool accumulate = p0 > 0;
                       for (std::int64_t s = 0; s * mr < rows; ++s)
                         pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr),
-                               p0, kc, mr, ap.data() + s * mr * kc);
+                               p0, kc, mr, ap + s * mr * kc);
                       for (std::int64_t p = p_first; p < p_end; ++p) {
                         const std::int64_t pc = std::min(nr, n - p * nr);
                         const float* bp = nullptr;
@@ -253,14 +283,14 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                           b_stride = n;
                         } else {
                           pack_b_panel(bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n, kc, n, false,
-                                       p * nr, nr, edge.data());
-                          bp = edge.data();
+                                       p * nr, nr, edge);
+                          bp = edge;
                         }
                         float* cp = c + (p - p_first) * nr;
                         for (std::int64_t s = 0; s * mr < rows; ++s) {
                           const std::int64_t tr = std::min(mr, rows - s * mr);
                           float* ct = cp + s * mr * ldc;
-                          const float* as = ap.data() + s * mr * kc;
+                          const float* as = ap + s * mr * kc;
                           if (pc == nr) {
                             kr.tile(tr, kc, as, bp, b_stride, ct, ldc, accumulate);
                             continue;
@@ -268,19 +298,26 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                           // A panel past n: the tile goes through a full-width copy.
                           if (accumulate)
                             for (std::int64_t r = 0; r < tr; ++r)
-                              std::copy_n(ct + r * ldc, pc, tile.data() + r * nr);
-                          kr.tile(tr, kc, as, bp, b_stride, tile.data(), nr, accumulate);
+                              std::copy_n(ct + r * ldc, pc, tile + r * nr);
+                          kr.tile(tr, kc, as, bp, b_stride, tile, nr, accumulate);
                           for (std::int64_t r = 0; r < tr; ++r)
-                            std::copy_n(tile.data() + r * nr, pc, ct + r * ldc);
+                            std::copy_n(tile + r * nr, pc, ct + r * ldc);
                         }
                       }
                     }
                     if (!args.epilogue.empty())
                       apply_epilogue(args.epilogue, c, ldc, i0, rows, j0, cols);
-                    if constexpr (!std::is_same_v<T, float>) {
+                    if (direct) continue;
+                    if (args.transpose_c) {
+                      for (std::int64_t j = 0; j < cols; ++j) {
+                        T* dst = out + (j0 + j) * ldc_out + i0;
+                        for (std::int64_t r = 0; r < rows; ++r)
+                          dst[r] = from_float<T>(c[r * ldc + j]);
+                      }
+                    } else {
                       for (std::int64_t r = 0; r < rows; ++r)
                         for (std::int64_t j = 0; j < cols; ++j)
-                          out[(i0 + r) * n + j0 + j] = from_float<T>(c[r * ldc + j]);
+                          out[(i0 + r) * ldc_out + j0 + j] = from_float<T>(c[r * ldc + j]);
                     }
                   }
                 });
@@ -339,9 +376,22 @@ template <class T>
 PackedB::PackedB(const T* b, std::int64_t count, std::int64_t k, std::int64_t n, bool transposed,
                  GemmIsa isa, const Parallel& par)
     : count_(count), k_(k), n_(n), nr_(gemm_detail::kernel(isa).nr), isa_(isa) {
-  data_ = allocate_buffer(bytes(count, k, n, isa));
+  owner_ = allocate_buffer(bytes(count, k, n, isa));
+  pack(b, transposed, static_cast<float*>(owner_.get()), par);
+}
+
+template <class T>
+PackedB::PackedB(const T* b, std::int64_t count, std::int64_t k, std::int64_t n, bool transposed,
+                 float* memory, GemmIsa isa, const Parallel& par)
+    : count_(count), k_(k), n_(n), nr_(gemm_detail::kernel(isa).nr), isa_(isa) {
+  pack(b, transposed, memory, par);
+}
+
+template <class T>
+void PackedB::pack(const T* b, bool transposed, float* dst, const Parallel& par) {
+  data_ = dst;
   const std::int64_t panels = this->panels();
-  auto* dst = static_cast<float*>(data_.get());
+  const std::int64_t count = count_, k = k_, n = n_;
   par.for_range(static_cast<std::size_t>(count * panels),
                 static_cast<std::size_t>(std::max<std::int64_t>(
                     1, (std::int64_t{1} << 16) / std::max<std::int64_t>(k * nr_, 1))),
@@ -386,7 +436,8 @@ std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::in
   const gemm_detail::Kernel& kr = gemm_detail::kernel(isa);
   const auto rows = static_cast<std::size_t>(
       std::min(gemm_detail::kMcRows + kr.mr, (m + kr.mr - 1) / kr.mr * kr.mr));
-  const auto kc = static_cast<std::size_t>(std::min(gemm_detail::kKc, k));
+  const auto kc =
+      static_cast<std::size_t>(std::min(gemm_detail::kKc, std::max<std::int64_t>(k, 1)));
   const auto nr = static_cast<std::size_t>(kr.nr);
   const auto cols = static_cast<std::size_t>(std::min(n + kr.nr, gemm_detail::kNcColumns + kr.nr));
   // Packed A, a tile, an edge panel of B and a block of C, in floats.
@@ -400,6 +451,8 @@ std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::in
 #define IRLITE_GEMM_INSTANTIATE(T)                                                             \
   template PackedB::PackedB(const T*, std::int64_t, std::int64_t, std::int64_t, bool, GemmIsa, \
                             const Parallel&);                                                  \
+  template PackedB::PackedB(const T*, std::int64_t, std::int64_t, std::int64_t, bool, float*,  \
+                            GemmIsa, const Parallel&);                                         \
   template void gemm<T>(const Parallel&, const GemmArgs<T>&, const PackedB&);                  \
   template void gemm<T>(const Parallel&, const GemmArgs<T>&, const T*, std::int64_t, bool);
 IRLITE_GEMM_INSTANTIATE(float)

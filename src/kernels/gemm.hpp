@@ -24,6 +24,8 @@
 
 namespace irlite {
 
+class Scratch;
+
 /// The instruction sets the GEMM has a micro-kernel for.
 enum class GemmIsa { generic, avx2, avx512 };
 
@@ -48,7 +50,8 @@ struct GemmEpilogue {
 };
 
 /// B (a batch of `count` matrices, each k x n) in the layout the micro-kernel reads: per matrix,
-/// panels of nr() columns, each panel k rows of nr() floats (zero past n). Owns its memory.
+/// panels of nr() columns, each panel k rows of nr() floats (zero past n). Owns its memory, or
+/// packs into memory its caller lends (a kernel's scratch).
 class PackedB {
  public:
   PackedB() = default;
@@ -57,6 +60,11 @@ class PackedB {
   template <class T>
   PackedB(const T* b, std::int64_t count, std::int64_t k, std::int64_t n, bool transposed,
           GemmIsa isa = gemm_isa(), const Parallel& par = {});
+  /// The same, packed into `memory`, which holds bytes(count, k, n, isa) bytes, is aligned for
+  /// floats and must outlive the PackedB.
+  template <class T>
+  PackedB(const T* b, std::int64_t count, std::int64_t k, std::int64_t n, bool transposed,
+          float* memory, GemmIsa isa = gemm_isa(), const Parallel& par = {});
 
   /// The bytes a PackedB of these sizes holds.
   static std::size_t bytes(std::int64_t count, std::int64_t k, std::int64_t n, GemmIsa isa);
@@ -69,12 +77,16 @@ class PackedB {
   std::int64_t nr() const { return nr_; }
   /// Panel `p` of matrix `matrix`: k rows of nr() floats.
   const float* panel(std::int64_t matrix, std::int64_t p) const {
-    return static_cast<const float*>(data_.get()) + (matrix * panels() + p) * k_ * nr_;
+    return data_ + (matrix * panels() + p) * k_ * nr_;
   }
   std::int64_t panels() const { return (n_ + nr_ - 1) / nr_; }
 
  private:
-  std::shared_ptr<void> data_;
+  template <class T>
+  void pack(const T* b, bool transposed, float* dst, const Parallel& par);
+
+  std::shared_ptr<void> owner_;  // null when the memory is lent
+  const float* data_ = nullptr;
   std::int64_t count_ = 0, k_ = 0, n_ = 0, nr_ = 1;
   GemmIsa isa_ = GemmIsa::generic;
 };
@@ -87,12 +99,21 @@ struct GemmArgs {
   /// The A matrices, each m x k row-major (k x m when transpose_a), one after another.
   const T* a = nullptr;
   bool transpose_a = false;
-  /// The outputs, each m x n row-major, one after another.
+  /// The outputs, each m x n row-major, one after another; with transpose_c each is stored
+  /// n x m, element (i, j) at c[j * ldc + i] (a convolution's channels-first output, whose rows
+  /// are the output channels).
   T* c = nullptr;
+  bool transpose_c = false;
+  /// The row stride of a stored output matrix; 0: its width (n, or m when transpose_c). Output
+  /// matrix i starts at c + i * (its stored rows) * ldc.
+  std::int64_t ldc = 0;
   std::int64_t batches = 1;
   const std::int64_t* a_index = nullptr;
   const std::int64_t* b_index = nullptr;
   GemmEpilogue epilogue = {};
+  /// Where the per-thread buffers come from: one piece taken from this Scratch, of at most
+  /// gemm_scratch(m, n, k, 0, threads) bytes. Null: from the heap.
+  const Scratch* scratch = nullptr;
 };
 
 /// C = A · B with B packed (its k and n must be args' and its isa supported).
@@ -106,7 +127,8 @@ void gemm(const Parallel& par, const GemmArgs<T>& args, const T* b, std::int64_t
           bool transpose_b);
 
 /// The most memory gemm() allocates on `threads` threads, beyond its arguments: per-thread
-/// blocks of A and C, and the packed B when it is not given packed (`b_count` > 0).
+/// blocks of A and C, and the packed B when it is not given packed (`b_count` > 0). With
+/// b_count = 0, the most it takes from GemmArgs::scratch.
 std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b_count,
                          unsigned threads, GemmIsa isa = gemm_isa());
 

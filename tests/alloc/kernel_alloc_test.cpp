@@ -320,3 +320,38 @@ TEST_CASE("SegmentMax takes its scratch from the arena") {
     check_no_data_sized_allocation(t, inputs(300), inputs(30000));
   }
 }
+
+TEST_CASE("Convolution takes its patches, packed filters and GEMM buffers from the arena") {
+  // A 1x1 kernel (the GEMM on the input in place), a 3x3 one (im2col blocks; the large input
+  // needs several), a depthwise layer and groups; filters given as a Parameter, so that they are
+  // packed into scratch at every call.
+  struct Case {
+    const char* type;
+    Shape filters;
+    std::int64_t channels, pad;
+  };
+  const Case cases[] = {
+      {"Convolution", {8, 16, 1, 1}, 16, 0},
+      {"Convolution", {8, 16, 3, 3}, 16, 1},
+      {"GroupConvolution", {16, 1, 1, 3, 3}, 16, 1},
+      {"GroupConvolution", {4, 2, 4, 3, 3}, 16, 1},
+  };
+  for (const ElementType type : {ElementType::f32, ElementType::f16})
+    for (const Case& c : cases) {
+      CAPTURE(to_string(type));
+      CAPTURE(std::string(c.type));
+      CAPTURE(to_string(c.filters));
+      OpTester t(c.type, "opset1");
+      const std::string pad = std::to_string(c.pad) + "," + std::to_string(c.pad);
+      t.attr("strides", "1,1")
+          .attr("dilations", "1,1")
+          .attr("pads_begin", pad)
+          .attr("pads_end", pad);
+      t.input_parameter("x", type, any_shape(4));
+      t.input_parameter("w", type, PartialShape::from_shape(c.filters));
+      const auto value = [](std::size_t i) { return static_cast<double>(i % 7) * 0.125; };
+      const Tensor w = filled(type, c.filters, value);
+      check_no_data_sized_allocation(t, {filled(type, {1, c.channels, 6, 6}, value), w},
+                                     {filled(type, {1, c.channels, 120, 130}, value), w});
+    }
+}

@@ -1,0 +1,295 @@
+// The convolution kernels: im2col, the GEMM driver around it, and the depthwise loop.
+
+#include "kernels/convolution.hpp"
+
+#include <algorithm>
+#include <span>
+#include <type_traits>
+
+#include "irlite/float16.hpp"
+#include "kernels/simd.hpp"
+
+namespace irlite {
+
+bool ConvGeometry::pointwise() const {
+  for (std::size_t i = 0; i < 3; ++i)
+    if (kernel[i] != 1 || stride[i] != 1 || pad_begin[i] != 0 || in[i] != out[i]) return false;
+  return true;
+}
+
+namespace {
+
+template <class T>
+float to_float(T x) {
+  return static_cast<float>(x);
+}
+
+template <class T>
+T from_float(float x) {
+  if constexpr (std::is_same_v<T, float>)
+    return x;
+  else
+    return T(x);
+}
+
+/// The output positions [lo, hi) along an axis of `out` positions whose input position
+/// o * stride + offset lies inside [0, extent).
+struct Span {
+  std::int64_t lo = 0, hi = 0;
+};
+
+IRLITE_INLINE Span inside(std::int64_t out, std::int64_t stride, std::int64_t offset,
+                          std::int64_t extent) {
+  const std::int64_t lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
+  const std::int64_t last = extent - 1 - offset;  // o * stride <= last
+  const std::int64_t hi = last < 0 ? 0 : last / stride + 1;
+  Span s{std::min(lo, out), std::min(hi, out)};
+  s.lo = std::min(s.lo, s.hi);
+  return s;
+}
+
+/// Output rows (the leading two spatial axes, flattened) per im2col block: as many as fit in
+/// kColumnBytes, at least one.
+std::int64_t rows_per_block(const ConvGeometry& g, std::size_t element) {
+  const std::int64_t rows = g.out[0] * g.out[1];
+  const auto row_bytes = static_cast<std::size_t>(g.patch() * g.out[2]) * element;
+  const auto fit = static_cast<std::int64_t>(kColumnBytes / std::max<std::size_t>(row_bytes, 1));
+  return std::clamp<std::int64_t>(fit, 1, std::max<std::int64_t>(rows, 1));
+}
+
+/// What convolution() takes from its scratch, by one function for the counting run
+/// (convolution_scratch()) and the real one.
+template <class T>
+struct Buffers {
+  std::span<float> packed;     ///< the filters packed for the GEMM, when not prepared
+  std::span<float> depthwise;  ///< the depthwise filters as floats, when not prepared
+  std::span<float> rows;       ///< depthwise: per chunk, a row of sums and a row of input
+  std::span<T> columns;        ///< an im2col block
+  Scratch::Slices gemm;        ///< the GEMM's buffers, the same piece for every call
+};
+
+template <class T>
+Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, bool prepared, unsigned threads) {
+  Buffers<T> b;
+  if (g.depthwise()) {
+    if (!prepared)
+      b.depthwise = s.take<float>(static_cast<std::size_t>(g.groups * g.kernel_size()));
+    b.rows = s.take<float>(static_cast<std::size_t>(g.out[2] + g.in[2]) * threads);
+    return b;
+  }
+  const GemmIsa isa = gemm_isa();
+  if (!prepared)
+    b.packed =
+        s.take<float>(PackedB::bytes(g.groups, g.patch(), g.out_channels, isa) / sizeof(float));
+  std::int64_t m = g.out_size();
+  if (!g.pointwise()) {
+    m = rows_per_block(g, sizeof(T)) * g.out[2];
+    b.columns = s.take<T>(static_cast<std::size_t>(g.patch() * m));
+  }
+  b.gemm = s.slices(1, gemm_scratch(m, g.out_channels, g.patch(), 0, threads, isa));
+  return b;
+}
+
+/// Copies the patches of output rows [r0, r0 + rows) of one image's group (`x` at its first
+/// channel) into `columns`: row q = (channel, kernel position) holds, for each output pixel of
+/// the block, the input under that kernel position, or zero in the padding.
+template <class T>
+void im2col(const Parallel& par, const ConvGeometry& g, const T* x, std::int64_t r0,
+            std::int64_t rows, T* columns) {
+  const std::int64_t ow = g.out[2], m = rows * ow;
+  const std::int64_t kernel = g.kernel_size();
+  const T zero = from_float<T>(0.0f);
+  par.for_range(
+      static_cast<std::size_t>(g.patch()),
+      static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / m)),
+      [&](std::size_t first, std::size_t last, std::size_t) {
+        for (std::size_t t = first; t < last; ++t) {
+          const auto q = static_cast<std::int64_t>(t);
+          const std::int64_t c = q / kernel, k = q % kernel;
+          const std::int64_t kd = k / (g.kernel[1] * g.kernel[2]);
+          const std::int64_t kh = k / g.kernel[2] % g.kernel[1];
+          const std::int64_t kw = k % g.kernel[2];
+          const T* plane = x + c * g.in_size();
+          const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
+          const Span cols = inside(ow, g.stride[2], offset, g.in[2]);
+          T* dst = columns + q * m;
+          for (std::int64_t r = 0; r < rows; ++r, dst += ow) {
+            const std::int64_t od = (r0 + r) / g.out[1], oh = (r0 + r) % g.out[1];
+            const std::int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+            const std::int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+              std::fill_n(dst, ow, zero);
+              continue;
+            }
+            const T* src = plane + (id * g.in[1] + ih) * g.in[2];
+            std::fill_n(dst, cols.lo, zero);
+            if (g.stride[2] == 1)
+              std::copy(src + (cols.lo + offset), src + (cols.hi + offset), dst + cols.lo);
+            else
+              for (std::int64_t o = cols.lo; o < cols.hi; ++o)
+                dst[o] = src[o * g.stride[2] + offset];
+            std::fill(dst + cols.hi, dst + ow, zero);
+          }
+        }
+      });
+}
+
+/// acc[o] += w[kw] * src[o * stride + kw * dilation - pad] for each kernel position kw along the
+/// row and each output o whose input lies in [0, iw), kw in increasing order, each product
+/// rounded before the sum.
+IRLITE_MULTIVERSION void add_row_taps(float* __restrict acc, const float* __restrict src,
+                                      const float* w, std::int64_t taps, std::int64_t stride,
+                                      std::int64_t dilation, std::int64_t pad, std::int64_t ow,
+                                      std::int64_t iw) {
+  using V = simd::vec<float>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  for (std::int64_t kw = 0; kw < taps; ++kw) {
+    const std::int64_t offset = kw * dilation - pad;
+    const Span s = inside(ow, stride, offset, iw);
+    const float wk = w[kw];
+    std::int64_t o = s.lo;
+    if (stride == 1) {
+      const V wv = simd::broadcast(wk);
+      for (; o + L <= s.hi; o += L)
+        simd::store(acc + o, simd::load(acc + o) + wv * simd::load(src + (o + offset)));
+    }
+    for (; o < s.hi; ++o) acc[o] = acc[o] + wk * src[o * stride + offset];
+  }
+}
+
+/// The depthwise loop: each output row is the sum over kernel positions, in increasing order,
+/// of the weight times the input row under it, in float.
+template <class T>
+void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const float* w, T* y,
+               std::span<float> buffers) {
+  const std::int64_t rows = g.out[0] * g.out[1], ow = g.out[2], iw = g.in[2];
+  const std::int64_t planes = g.batch * g.groups, kernel = g.kernel_size();
+  const std::int64_t units = planes * rows;
+  par.for_range(
+      static_cast<std::size_t>(units),
+      static_cast<std::size_t>(
+          std::max<std::int64_t>(1, (1 << 13) / std::max<std::int64_t>(ow * kernel, 1))),
+      [&](std::size_t first, std::size_t last, std::size_t chunk) {
+        float* const acc = buffers.data() + chunk * static_cast<std::size_t>(ow + iw);
+        float* const converted = acc + ow;
+        for (std::size_t t = first; t < last; ++t) {
+          const auto u = static_cast<std::int64_t>(t);
+          const std::int64_t plane = u / rows, row = u % rows;
+          const std::int64_t od = row / g.out[1], oh = row % g.out[1];
+          const T* xp = x + plane * g.in_size();
+          const float* wk = w + plane % g.groups * kernel;
+          std::fill_n(acc, ow, 0.0f);
+          for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+            const std::int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+            if (id < 0 || id >= g.in[0]) continue;
+            for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+              const std::int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+              if (ih < 0 || ih >= g.in[1]) continue;
+              const T* in_row = xp + (id * g.in[1] + ih) * iw;
+              const float* src = nullptr;
+              if constexpr (std::is_same_v<T, float>) {
+                src = in_row;
+              } else {
+                for (std::int64_t i = 0; i < iw; ++i) converted[i] = to_float(in_row[i]);
+                src = converted;
+              }
+              add_row_taps(acc, src, wk + (kd * g.kernel[1] + kh) * g.kernel[2], g.kernel[2],
+                           g.stride[2], g.dilation[2], g.pad_begin[2], ow, iw);
+            }
+          }
+          T* dst = y + plane * g.out_size() + row * ow;
+          for (std::int64_t o = 0; o < ow; ++o) dst[o] = from_float<T>(acc[o]);
+        }
+      });
+}
+
+template <class T>
+void convert_filters(const T* filters, std::int64_t count, float* out) {
+  for (std::int64_t i = 0; i < count; ++i) out[i] = to_float(filters[i]);
+}
+
+}  // namespace
+
+template <class T>
+ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& g) {
+  ConvWeights w;
+  if (g.depthwise()) {
+    const std::int64_t count = g.groups * g.kernel_size();
+    w.depthwise = std::shared_ptr<float[]>(new float[static_cast<std::size_t>(count)]);
+    convert_filters(filters, count, w.depthwise.get());
+  } else {
+    w.packed = PackedB(filters, g.groups, g.patch(), g.out_channels, /*transposed=*/true);
+  }
+  return w;
+}
+
+template <class T>
+std::size_t convolution_scratch(const ConvGeometry& g, bool prepared, unsigned threads) {
+  return Scratch::bytes_of(
+      [&](const Scratch& s) { (void)take_buffers<T>(s, g, prepared, threads); });
+}
+
+template <class T>
+void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T* filters,
+                 const ConvWeights* weights, T* y, const Scratch& scratch) {
+  if (g.batch == 0 || g.groups == 0 || g.out_channels == 0 || g.out_size() == 0) return;
+  const Buffers<T> b = take_buffers<T>(scratch, g, weights != nullptr, par.threads());
+  if (g.depthwise()) {
+    const float* w = weights ? weights->depthwise.get() : b.depthwise.data();
+    if (!weights) convert_filters(filters, g.groups * g.kernel_size(), b.depthwise.data());
+    depthwise(par, g, x, w, y, b.rows);
+    return;
+  }
+  const PackedB lent = weights ? PackedB()
+                               : PackedB(filters, g.groups, g.patch(), g.out_channels,
+                                         /*transposed=*/true, b.packed.data(), gemm_isa(), par);
+  const PackedB& packed = weights ? weights->packed : lent;
+  const std::int64_t out_size = g.out_size();
+  // Output matrix (image, group) is C transposed: out_channels rows of out_size pixels.
+  for (std::int64_t n = 0; n < g.batch; ++n)
+    for (std::int64_t group = 0; group < g.groups; ++group) {
+      const std::int64_t image_group = n * g.groups + group;
+      const T* xg = x + image_group * g.in_channels * g.in_size();
+      T* yg = y + image_group * g.out_channels * out_size;
+      GemmArgs<T> args;
+      args.n = g.out_channels;
+      args.k = g.patch();
+      args.transpose_a = true;
+      args.transpose_c = true;
+      args.ldc = out_size;
+      args.b_index = &group;
+      if (g.pointwise()) {
+        const Scratch gemm_scratch = b.gemm[0];
+        args.m = out_size;
+        args.a = xg;
+        args.c = yg;
+        args.scratch = &gemm_scratch;
+        gemm(par, args, packed);
+        continue;
+      }
+      const std::int64_t rows = g.out[0] * g.out[1];
+      const std::int64_t block = rows_per_block(g, sizeof(T));
+      for (std::int64_t r0 = 0; r0 < rows; r0 += block) {
+        const std::int64_t count = std::min(block, rows - r0);
+        im2col(par, g, xg, r0, count, b.columns.data());
+        const Scratch gemm_scratch = b.gemm[0];
+        args.m = count * g.out[2];
+        args.a = b.columns.data();
+        args.c = yg + r0 * g.out[2];
+        args.scratch = &gemm_scratch;
+        gemm(par, args, packed);
+      }
+    }
+}
+
+#define IRLITE_CONV_INSTANTIATE(T)                                                       \
+  template ConvWeights prepare_conv_weights<T>(const T*, const ConvGeometry&);           \
+  template std::size_t convolution_scratch<T>(const ConvGeometry&, bool, unsigned);      \
+  template void convolution<T>(const Parallel&, const ConvGeometry&, const T*, const T*, \
+                               const ConvWeights*, T*, const Scratch&);
+IRLITE_CONV_INSTANTIATE(float)
+IRLITE_CONV_INSTANTIATE(float16)
+IRLITE_CONV_INSTANTIATE(bfloat16)
+#undef IRLITE_CONV_INSTANTIATE
+
+}  // namespace irlite

@@ -1,0 +1,78 @@
+#pragma once
+// Convolution and GroupConvolution on f32, f16 and bf16, channels first, 1 to 3 spatial axes
+// (a 1-D or 2-D convolution is run as a 3-D one whose leading spatial axes have extent 1).
+//
+// Three kernels, chosen by the geometry:
+// - pointwise (a 1x1 kernel, stride 1, no padding): per image and group, the output is one
+//   GEMM, out[C_OUT, HW] = W[C_OUT, C_IN] x X[C_IN, HW], with X read in place;
+// - general: the patches under the kernel are copied (im2col) into scratch, a block of output
+//   rows at a time so that the copy stays near kColumnBytes, and each block is one GEMM;
+// - depthwise (a GroupConvolution with one input and one output channel per group): a direct
+//   loop, one output row at a time, accumulating in float.
+// The GEMMs take the filters as their B, packed once per layer (ConvWeights, built when the
+// filters are a Const) or per call into scratch, and write the output transposed, channels
+// first (kernels/gemm.hpp). f16 and bf16 are summed in float and rounded once.
+//
+// Every output element is one sum in an order set by the geometry alone: the GEMM's over
+// (input channel, kernel position) in increasing order, the depthwise loop's over kernel
+// positions in increasing order. Threads split GEMM tiles, im2col rows and depthwise output
+// rows, never a sum, so results are the same bits on any number of threads.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "core/parallel.hpp"
+#include "irlite/scratch.hpp"
+#include "kernels/gemm.hpp"
+
+namespace irlite {
+
+/// One convolution as the kernel sees it, the spatial axes padded to three at the front.
+struct ConvGeometry {
+  std::int64_t batch = 0;
+  std::int64_t groups = 1;
+  std::int64_t in_channels = 0;   ///< per group
+  std::int64_t out_channels = 0;  ///< per group
+  std::array<std::int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1};
+  std::array<std::int64_t, 3> stride{1, 1, 1}, dilation{1, 1, 1}, pad_begin{0, 0, 0};
+
+  std::int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  std::int64_t out_size() const { return out[0] * out[1] * out[2]; }
+  std::int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  /// The GEMM's k: an output element's terms.
+  std::int64_t patch() const { return in_channels * kernel_size(); }
+  /// A 1x1 kernel, stride 1, no padding: the output pixels are the input's.
+  bool pointwise() const;
+  /// One input and one output channel per group.
+  bool depthwise() const { return in_channels == 1 && out_channels == 1 && groups > 1; }
+};
+
+/// The filters made ready for the kernel: for the GEMM, packed as its B (one matrix per group,
+/// k = in_channels x kernel positions, n = out_channels); for the depthwise loop, as floats.
+struct ConvWeights {
+  PackedB packed;
+  std::shared_ptr<float[]> depthwise;
+};
+
+/// Prepares filters of `geometry`'s groups and channels (the input's extents do not matter),
+/// stored [groups, out_channels, in_channels, kernel...].
+template <class T>
+ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& geometry);
+
+/// The scratch memory convolution() takes on `threads` threads; `prepared`: with weights from
+/// prepare_conv_weights(), else with the filters packed per call.
+template <class T>
+std::size_t convolution_scratch(const ConvGeometry& geometry, bool prepared, unsigned threads);
+
+/// y = x convolved with the filters, both channels first; `weights` as prepared, or null to
+/// prepare `filters` into scratch.
+template <class T>
+void convolution(const Parallel& par, const ConvGeometry& geometry, const T* x, const T* filters,
+                 const ConvWeights* weights, T* y, const Scratch& scratch);
+
+/// The most an im2col block holds, in bytes (a block is at least one output row).
+inline constexpr std::size_t kColumnBytes = std::size_t{1} << 20;
+
+}  // namespace irlite
