@@ -14,7 +14,10 @@
 // the index of its plane's first element, as OpenVINO's reference does. The 2-D case without
 // dilation and without indices (every MaxPool-1 in the models) takes a faster path: for each
 // output row, the maximum of the window's input rows column by column into a row buffer, then
-// the windows along that row, both loops over contiguous memory that vectorise.
+// the maximum of every run of kernel-width columns slid along that buffer in place, from which
+// the windows' starts are picked; both loops run over contiguous memory in vectors. Its order of
+// comparisons differs from the general path's only where equal values differ in their bits (the
+// sign of a zero, a NaN's payload).
 //
 // AvgPool: the sum of the window's elements in the compute type (float for the 16-bit floats,
 // rounded once at the end), in row-major window order, divided by the count of those elements,
@@ -71,11 +74,13 @@ inline Taps taps(const PoolGeometry& g, std::size_t axis, std::int64_t o) {
   return t;
 }
 
-/// Whether v replaces m as the maximum: larger, or the first NaN.
+/// Whether v replaces m as the maximum: larger, or the first NaN. Written without
+/// short-circuits, so that loops of it become vector compares and blends, not branches that
+/// random data mispredicts.
 template <class C>
 IRLITE_INLINE bool better(C v, C m) {
   if constexpr (std::is_floating_point_v<C>) {
-    return v > m || (v != v && m == m);
+    return (v > m) | ((v != v) & (m == m));
   } else {
     return v > m;
   }
@@ -105,28 +110,63 @@ IRLITE_MULTIVERSION void load_row(const T* __restrict in, C* __restrict rb, std:
   for (std::int64_t i = 0; i < n; ++i) rb[i] = static_cast<C>(in[i]);
 }
 
+/// The lanes where v replaces m as the maximum, as better() decides each.
+template <class C, class V>
+IRLITE_INLINE auto better_lanes(V v, V m) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return (v > m) | ((v != v) & (m == m));
+  } else {
+    return v > m;
+  }
+}
+
 /// rb[i] = the maximum of rb[i] and in[i], for i < n.
 template <class T, class C>
 IRLITE_MULTIVERSION void max_into_row(const T* __restrict in, C* __restrict rb, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) {
+  std::int64_t i = 0;
+  if constexpr (std::is_same_v<T, C> && simd::has_vec<C>) {
+    constexpr auto L = static_cast<std::int64_t>(simd::lanes<C>);
+    for (; i + L <= n; i += L) {
+      const simd::vec<C> v = simd::load(in + i);
+      const simd::vec<C> m = simd::load(rb + i);
+      simd::store(rb + i, better_lanes<C>(v, m) ? v : m);
+    }
+  }
+  for (; i < n; ++i) {
     const C v = static_cast<C>(in[i]);
     rb[i] = better(v, rb[i]) ? v : rb[i];
   }
 }
 
-/// y[i] = the maximum of rb[i * SW + j] for j < KW, i < n: windows wholly inside the row.
-/// KW and SW are the common 2 and 3, or 0 for the run-time kw and sw.
-template <int KW, int SW, class C, class T>
-IRLITE_MULTIVERSION void window_max(const C* __restrict rb, T* __restrict y, std::int64_t n,
-                                    std::int64_t kw, std::int64_t sw) {
-  const std::int64_t k = KW ? KW : kw;
-  const std::int64_t s = SW ? SW : sw;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const C* w = rb + i * s;
-    C m = w[0];
-    for (std::int64_t j = 1; j < k; ++j) m = better(w[j], m) ? w[j] : m;
-    y[i] = static_cast<T>(m);
+/// rb[j] = the maximum of rb[j], ..., rb[j + k - 1] (in that order), for j < n; rb holds
+/// n + k - 1 values. In place: every store lands behind the loads still to come, which read
+/// from j on.
+template <class C>
+IRLITE_MULTIVERSION void slide_max(C* rb, std::int64_t n, std::int64_t k) {
+  std::int64_t j = 0;
+  if constexpr (simd::has_vec<C>) {
+    constexpr auto L = static_cast<std::int64_t>(simd::lanes<C>);
+    for (; j + L <= n; j += L) {
+      simd::vec<C> m = simd::load(rb + j);
+      for (std::int64_t t = 1; t < k; ++t) {
+        const simd::vec<C> v = simd::load(rb + j + t);
+        m = better_lanes<C>(v, m) ? v : m;
+      }
+      simd::store(rb + j, m);
+    }
   }
+  for (; j < n; ++j) {
+    C m = rb[j];
+    for (std::int64_t t = 1; t < k; ++t) m = better(rb[j + t], m) ? rb[j + t] : m;
+    rb[j] = m;
+  }
+}
+
+/// y[i] = rb[i * stride] in T, for i < n.
+template <class C, class T>
+IRLITE_MULTIVERSION void gather_row(const C* __restrict rb, T* __restrict y, std::int64_t n,
+                                    std::int64_t stride) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(rb[i * stride]);
 }
 
 }  // namespace pool_detail
@@ -197,19 +237,15 @@ void max_pool(const Parallel& par, const Scratch& scratch, const PoolGeometry& g
                               m = d::better(rb[tw.origin + j], m) ? rb[tw.origin + j] : m;
                             y[ow] = static_cast<T>(m);
                           };
+                          // The edges first: the windows in between are then slid in place.
                           for (std::int64_t ow = 0; ow < lo; ++ow) edge(ow);
-                          const std::int64_t n = hi - lo;
-                          const C* first = n > 0 ? rb + (lo * sw - pw) : rb;
-                          if (n <= 0) {
-                          } else if (kw == 2 && sw == 2)
-                            d::window_max<2, 2>(first, y + lo, n, kw, sw);
-                          else if (kw == 3 && sw == 2)
-                            d::window_max<3, 2>(first, y + lo, n, kw, sw);
-                          else if (kw == 3 && sw == 1)
-                            d::window_max<3, 1>(first, y + lo, n, kw, sw);
-                          else
-                            d::window_max<0, 0>(first, y + lo, n, kw, sw);
                           for (std::int64_t ow = hi; ow < OW; ++ow) edge(ow);
+                          if (hi > lo) {
+                            const std::int64_t first = lo * sw - pw;
+                            const std::int64_t starts = (hi - 1 - lo) * sw + 1;
+                            d::slide_max(rb + first, starts, kw);
+                            d::gather_row(rb + first, y + lo, hi - lo, sw);
+                          }
                         });
                   });
     return;
