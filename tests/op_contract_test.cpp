@@ -35,6 +35,7 @@ std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view
       {"begin_mask", "0"},
       {"end_mask", "0"},
       {"auto_broadcast", "numpy"},
+      {"kernel", "1"},
       {"strides", "1"},
       {"dilations", "1"},
       {"pads_begin", "0"},

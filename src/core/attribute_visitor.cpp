@@ -43,6 +43,10 @@ void AttributeReader::on(std::string_view name, Shape& value) {
   value = attributes_.get_shape(name);
 }
 
+void AttributeReader::on_whole_numbers(std::string_view name, Shape& value, const Shape& fallback) {
+  value = attributes_.has(name) ? attributes_.get_whole_numbers(name) : fallback;
+}
+
 void AttributeReader::on(std::string_view name, std::vector<bool>& mask) {
   mask = attributes_.get_mask(name);
 }

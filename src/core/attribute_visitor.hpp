@@ -57,6 +57,9 @@ class AttributeVisitor {
   virtual void on(std::string_view name, PartialShape& value) = 0;
   /// A required static shape, or list of non-negative integers (empty text = none).
   virtual void on(std::string_view name, Shape& value) = 0;
+  /// An optional list of non-negative integers that may also be written with a zero fraction
+  /// (`1.0,1.0`: Attributes::get_whole_numbers()), `fallback` when absent.
+  virtual void on_whole_numbers(std::string_view name, Shape& value, const Shape& fallback) = 0;
   /// A required bit mask, a list of 0s and 1s (`1,0,1`), or an optional one with its default.
   virtual void on(std::string_view name, std::vector<bool>& mask) = 0;
   virtual void on(std::string_view name, std::vector<bool>& mask,
@@ -132,6 +135,7 @@ class AttributeReader final : public AttributeVisitor {
   void on(std::string_view name, ElementType& value, ElementType fallback) override;
   void on(std::string_view name, PartialShape& value) override;
   void on(std::string_view name, Shape& value) override;
+  void on_whole_numbers(std::string_view name, Shape& value, const Shape& fallback) override;
   void on(std::string_view name, std::vector<bool>& mask) override;
   void on(std::string_view name, std::vector<bool>& mask,
           const std::vector<bool>& fallback) override;
@@ -160,6 +164,9 @@ class AttributeWriter final : public AttributeVisitor {
   void on(std::string_view name, ElementType& value, ElementType) override { on(name, value); }
   void on(std::string_view name, PartialShape& value) override;
   void on(std::string_view name, Shape& value) override;
+  void on_whole_numbers(std::string_view name, Shape& value, const Shape&) override {
+    on(name, value);
+  }
   void on(std::string_view name, std::vector<bool>& mask) override;
   void on(std::string_view name, std::vector<bool>& mask, const std::vector<bool>&) override {
     on(name, mask);

@@ -122,6 +122,33 @@ Shape Attributes::get_shape(std::string_view name) const {
   return shape->to_shape();
 }
 
+Shape Attributes::get_whole_numbers(std::string_view name) const {
+  const std::string& t = text(name);
+  Shape values;
+  std::string_view rest = trim_blanks(t);
+  if (rest.empty()) return values;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = trim_blanks(rest.substr(0, comma));
+    if (const auto exact = parse_uint64(item)) {
+      if (*exact > static_cast<std::uint64_t>(INT64_MAX)) bad(name, t, "a value is out of range");
+      values.push_back(static_cast<std::int64_t>(*exact));
+    } else {
+      // A number with a zero fraction ("1.0"): read as a double, kept only when whole, so that
+      // no text which means another value slips through.
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+      if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || !(v >= 0) ||
+          v >= 0x1p53 || v != static_cast<double>(static_cast<std::int64_t>(v)))
+        bad(name, t, "expected non-negative whole numbers separated by commas");
+      values.push_back(static_cast<std::int64_t>(v));
+    }
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return values;
+}
+
 std::vector<bool> Attributes::get_mask(std::string_view name) const {
   std::vector<bool> mask;
   for (const std::int64_t v : get_shape(name)) {

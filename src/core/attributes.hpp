@@ -53,6 +53,10 @@ class Attributes {
   PartialShape get_partial_shape(std::string_view name) const;
   /// A static shape: comma-separated non-negative integers, empty = scalar.
   Shape get_shape(std::string_view name) const;
+  /// A list of non-negative integers, each of which may also be written as a number with a zero
+  /// fraction (`1.0,2.0`, as some converters write a pool's dilations); a fraction that is not
+  /// zero ("1.5") is an error.
+  Shape get_whole_numbers(std::string_view name) const;
   /// A bit mask: a comma-separated list of 0s and 1s, empty = no bits.
   std::vector<bool> get_mask(std::string_view name) const;
 

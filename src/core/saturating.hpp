@@ -33,5 +33,9 @@ constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
 constexpr std::size_t saturating_add(std::size_t a, std::size_t b) {
   return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
+/// a + b, or INT64_MAX when that overflows (extents).
+constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
 
 }  // namespace irlite

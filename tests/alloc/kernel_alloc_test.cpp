@@ -355,3 +355,27 @@ TEST_CASE("Convolution takes its patches, packed filters and GEMM buffers from t
                                      {filled(type, {1, c.channels, 120, 130}, value), w});
     }
 }
+
+TEST_CASE("pools take their row buffers from the arena and allocate nothing else") {
+  struct Case {
+    const char* op;
+    const char* opset;
+  };
+  // MaxPool-1 runs the 2-D path with a row buffer per chunk; MaxPool-8 and AvgPool the general
+  // one, without scratch.
+  for (const Case c :
+       {Case{"MaxPool", "opset1"}, Case{"MaxPool", "opset8"}, Case{"AvgPool", "opset1"}})
+    for (const ElementType type : {ElementType::f32, ElementType::f16}) {
+      CAPTURE(c.op);
+      CAPTURE(c.opset);
+      CAPTURE(to_string(type));
+      OpTester t(c.op, c.opset);
+      t.attr("kernel", "3,3").attr("strides", "2,2").attr("pads_begin", "1,1");
+      t.attr("pads_end", "1,1").attr("rounding_type", "ceil").attr("exclude-pad", "true");
+      t.input_parameter("x", type, any_shape(4));
+      const auto value = [](std::size_t i) { return static_cast<double>(i % 17) - 8; };
+      check_no_data_sized_allocation(t, {filled(type, {1, 2, 5, 7}, value)},
+                                     {filled(type, {2, 8, 61, 67}, value)});
+      CHECK(allocated_in_execute(t, {filled(type, {2, 8, 61, 67}, value)}, 3).count == 0);
+    }
+}

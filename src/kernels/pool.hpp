@@ -1,0 +1,339 @@
+#pragma once
+// MaxPool and AvgPool over the spatial axes of an [N, C, spatial...] tensor, each of the N * C
+// planes on its own. A 1-D or 2-D pool is run as a 3-D one whose leading spatial axes have
+// extent 1, a kernel of 1 and no padding, so that one set of loops serves every rank.
+//
+// A window's taps are clipped to the data once per axis (Taps), so no loop tests a tap for
+// padding. The work is split into output rows (a plane, a depth, a height), contiguous ranges of
+// them per thread; each output element is computed by one thread in an order fixed by the
+// window, so the results do not depend on the thread count.
+//
+// MaxPool: the largest value in the window, NaN winning over numbers (the first NaN met is
+// kept, with its index); among equal values the first in row-major window order wins. A window
+// that covers no element (only ceil rounding makes one) gives the type's lowest finite value and
+// the index of its plane's first element, as OpenVINO's reference does. The 2-D case without
+// dilation and without indices (every MaxPool-1 in the models) takes a faster path: for each
+// output row, the maximum of the window's input rows column by column into a row buffer, then
+// the maximum of every run of kernel-width columns slid along that buffer in place, from which
+// the windows' starts are picked; both loops run over contiguous memory in vectors. Its order of
+// comparisons differs from the general path's only where equal values differ in their bits (the
+// sign of a zero, a NaN's payload).
+//
+// AvgPool: the sum of the window's elements in the compute type (float for the 16-bit floats,
+// rounded once at the end), in row-major window order, divided by the count of those elements,
+// or by the whole kernel's size when padding counts (exclude-pad false and some padding), as in
+// OpenVINO's reference; an empty count gives 0. Integers are summed in 64 bits and divided
+// rounding toward zero.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+#include "core/parallel.hpp"
+#include "core/saturating.hpp"
+#include "irlite/scratch.hpp"
+#include "kernels/element.hpp"
+#include "kernels/simd.hpp"
+
+namespace irlite {
+
+/// Where a pool's windows lie, over three spatial axes (leading axes of extent 1 for a 1-D or
+/// 2-D pool). `pad` is the padding before each axis; the padding after it only shapes `out`.
+struct PoolGeometry {
+  std::int64_t planes = 0;  ///< N * C
+  std::array<std::int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1},
+      dilation{1, 1, 1}, pad{0, 0, 0};
+
+  std::int64_t in_plane() const { return in[0] * in[1] * in[2]; }
+  std::int64_t out_plane() const { return out[0] * out[1] * out[2]; }
+  std::int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+};
+
+namespace pool_detail {
+
+/// Output elements below which a chunk of rows is not worth a thread.
+inline constexpr std::int64_t kGrain = std::int64_t{1} << 14;
+
+/// The taps j in [first, last) of a window along one axis that fall inside the data: input
+/// position origin + j * dilation, where origin = o * stride - pad.
+struct Taps {
+  std::int64_t origin = 0, first = 0, last = 0;
+};
+
+inline Taps taps(const PoolGeometry& g, std::size_t axis, std::int64_t o) {
+  const std::int64_t d = g.dilation[axis];
+  Taps t;
+  t.origin = o * g.stride[axis] - g.pad[axis];
+  t.first = t.origin < 0 ? (-t.origin + d - 1) / d : 0;
+  const std::int64_t room = g.in[axis] - t.origin;  // positions from the origin to the end
+  t.last = room > 0 ? std::min(g.kernel[axis], (room + d - 1) / d) : 0;
+  t.last = std::max(t.last, t.first);
+  return t;
+}
+
+/// Whether v replaces m as the maximum: larger, or the first NaN. Written without
+/// short-circuits, so that loops of it become vector compares and blends, not branches that
+/// random data mispredicts.
+template <class C>
+IRLITE_INLINE bool better(C v, C m) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return (v > m) | ((v != v) & (m == m));
+  } else {
+    return v > m;
+  }
+}
+
+/// Calls f(plane, d, h, row) for each output row in [begin, end): row r is plane r / (out[0] *
+/// out[1]), depth and height from the rest.
+template <class F>
+void for_rows(const PoolGeometry& g, std::size_t begin, std::size_t end, F&& f) {
+  const std::int64_t per_plane = g.out[0] * g.out[1];
+  for (std::size_t r = begin; r < end; ++r) {
+    const auto row = static_cast<std::int64_t>(r);
+    const std::int64_t rest = row % per_plane;
+    f(row / per_plane, rest / g.out[1], rest % g.out[1], row);
+  }
+}
+
+/// Rows of output per chunk: enough rows for kGrain elements' worth of taps.
+inline std::size_t row_grain(const PoolGeometry& g) {
+  const std::int64_t work = std::max<std::int64_t>(1, g.out[2] * g.kernel_size());
+  return static_cast<std::size_t>(std::max<std::int64_t>(1, kGrain / work));
+}
+
+/// rb[i] = in[i] in the compute type, for i < n.
+template <class T, class C>
+IRLITE_MULTIVERSION void load_row(const T* __restrict in, C* __restrict rb, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) rb[i] = static_cast<C>(in[i]);
+}
+
+/// The lanes where v replaces m as the maximum, as better() decides each.
+template <class C, class V>
+IRLITE_INLINE auto better_lanes(V v, V m) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return (v > m) | ((v != v) & (m == m));
+  } else {
+    return v > m;
+  }
+}
+
+/// rb[i] = the maximum of rb[i] and in[i], for i < n.
+template <class T, class C>
+IRLITE_MULTIVERSION void max_into_row(const T* __restrict in, C* __restrict rb, std::int64_t n) {
+  std::int64_t i = 0;
+  if constexpr (std::is_same_v<T, C> && simd::has_vec<C>) {
+    constexpr auto L = static_cast<std::int64_t>(simd::lanes<C>);
+    for (; i + L <= n; i += L) {
+      const simd::vec<C> v = simd::load(in + i);
+      const simd::vec<C> m = simd::load(rb + i);
+      simd::store(rb + i, better_lanes<C>(v, m) ? v : m);
+    }
+  }
+  for (; i < n; ++i) {
+    const C v = static_cast<C>(in[i]);
+    rb[i] = better(v, rb[i]) ? v : rb[i];
+  }
+}
+
+/// rb[j] = the maximum of rb[j], ..., rb[j + k - 1] (in that order), for j < n; rb holds
+/// n + k - 1 values. In place: every store lands behind the loads still to come, which read
+/// from j on.
+template <class C>
+IRLITE_MULTIVERSION void slide_max(C* rb, std::int64_t n, std::int64_t k) {
+  std::int64_t j = 0;
+  if constexpr (simd::has_vec<C>) {
+    constexpr auto L = static_cast<std::int64_t>(simd::lanes<C>);
+    for (; j + L <= n; j += L) {
+      simd::vec<C> m = simd::load(rb + j);
+      for (std::int64_t t = 1; t < k; ++t) {
+        const simd::vec<C> v = simd::load(rb + j + t);
+        m = better_lanes<C>(v, m) ? v : m;
+      }
+      simd::store(rb + j, m);
+    }
+  }
+  for (; j < n; ++j) {
+    C m = rb[j];
+    for (std::int64_t t = 1; t < k; ++t) m = better(rb[j + t], m) ? rb[j + t] : m;
+    rb[j] = m;
+  }
+}
+
+/// y[i] = rb[i * stride] in T, for i < n.
+template <class C, class T>
+IRLITE_MULTIVERSION void gather_row(const C* __restrict rb, T* __restrict y, std::int64_t n,
+                                    std::int64_t stride) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(rb[i * stride]);
+}
+
+}  // namespace pool_detail
+
+/// Whether max_pool() takes the 2-D path for this geometry when it writes no indices.
+inline bool max_pool_is_2d(const PoolGeometry& g) {
+  return g.in[0] == 1 && g.kernel[0] == 1 && g.pad[0] == 0 && g.out[0] == 1 && g.dilation[1] == 1 &&
+         g.dilation[2] == 1;
+}
+
+/// The 2-D path's scratch: a row of the input's width in the compute type per chunk.
+template <class T>
+std::span<compute_t<T>> take_max_pool_scratch(const Scratch& scratch, const PoolGeometry& g,
+                                              bool indices, unsigned threads) {
+  if (indices || !max_pool_is_2d(g)) return {};
+  return scratch.take<compute_t<T>>(saturating_mul(static_cast<std::size_t>(g.in[2]), threads));
+}
+
+/// The bytes max_pool() takes from its Scratch.
+template <class T>
+std::size_t max_pool_scratch(const PoolGeometry& g, bool indices, unsigned threads) {
+  const Scratch counting = Scratch::counting();
+  (void)take_max_pool_scratch<T>(counting, g, indices, threads);
+  return counting.bytes();
+}
+
+/// MaxPool of every plane of `in` into `out` and, when `indices` is not null, the index of
+/// each maximum in the flattened input, taken modulo `modulus` when it is not 0 (MaxPool-8's
+/// `axis`: the product of the input's dims from that axis on).
+template <class T, class I>
+void max_pool(const Parallel& par, const Scratch& scratch, const PoolGeometry& g, const T* in,
+              T* out, I* indices, std::int64_t modulus) {
+  using C = compute_t<T>;
+  namespace d = pool_detail;
+  const std::int64_t rows = g.planes * g.out[0] * g.out[1];
+  if (rows == 0 || g.out[2] == 0) return;
+  const std::int64_t W = g.in[2], OW = g.out[2];
+  const std::span<C> buffers = take_max_pool_scratch<T>(scratch, g, indices, par.threads());
+  if (!indices && max_pool_is_2d(g)) {
+    // The columns whose windows lie wholly inside the row: [lo, hi).
+    const std::int64_t kw = g.kernel[2], sw = g.stride[2], pw = g.pad[2];
+    const std::int64_t hi = W + pw >= kw ? std::min(OW, (W + pw - kw) / sw + 1) : 0;
+    const std::int64_t lo = std::min(hi, (pw + sw - 1) / sw);
+    par.for_range(static_cast<std::size_t>(rows), d::row_grain(g),
+                  [&](std::size_t b, std::size_t e, std::size_t chunk) {
+                    C* rb = buffers.data() + static_cast<std::int64_t>(chunk) * W;
+                    d::for_rows(
+                        g, b, e,
+                        [&](std::int64_t plane, std::int64_t, std::int64_t oh, std::int64_t row) {
+                          const T* x = in + plane * g.in_plane();
+                          T* y = out + row * OW;
+                          const d::Taps th = d::taps(g, 1, oh);
+                          if (th.first == th.last) {
+                            std::fill_n(y, OW, lowest_value<T>());
+                            return;
+                          }
+                          d::load_row(x + (th.origin + th.first) * W, rb, W);
+                          for (std::int64_t j = th.first + 1; j < th.last; ++j)
+                            d::max_into_row(x + (th.origin + j) * W, rb, W);
+                          const auto edge = [&](std::int64_t ow) {
+                            const d::Taps tw = d::taps(g, 2, ow);
+                            if (tw.first == tw.last) {
+                              y[ow] = lowest_value<T>();
+                              return;
+                            }
+                            C m = rb[tw.origin + tw.first];
+                            for (std::int64_t j = tw.first + 1; j < tw.last; ++j)
+                              m = d::better(rb[tw.origin + j], m) ? rb[tw.origin + j] : m;
+                            y[ow] = static_cast<T>(m);
+                          };
+                          // The edges first: the windows in between are then slid in place.
+                          for (std::int64_t ow = 0; ow < lo; ++ow) edge(ow);
+                          for (std::int64_t ow = hi; ow < OW; ++ow) edge(ow);
+                          if (hi > lo) {
+                            const std::int64_t first = lo * sw - pw;
+                            const std::int64_t starts = (hi - 1 - lo) * sw + 1;
+                            d::slide_max(rb + first, starts, kw);
+                            d::gather_row(rb + first, y + lo, hi - lo, sw);
+                          }
+                        });
+                  });
+    return;
+  }
+  par.for_range(
+      static_cast<std::size_t>(rows), d::row_grain(g),
+      [&](std::size_t b, std::size_t e, std::size_t) {
+        d::for_rows(
+            g, b, e, [&](std::int64_t plane, std::int64_t od, std::int64_t oh, std::int64_t row) {
+              const T* x = in + plane * g.in_plane();
+              T* y = out + row * OW;
+              I* yi = indices ? indices + row * OW : nullptr;
+              const d::Taps td = d::taps(g, 0, od), th = d::taps(g, 1, oh);
+              for (std::int64_t ow = 0; ow < OW; ++ow) {
+                const d::Taps tw = d::taps(g, 2, ow);
+                bool found = false;
+                C best{};
+                std::int64_t at = 0;
+                for (std::int64_t jd = td.first; jd < td.last; ++jd) {
+                  const std::int64_t id = td.origin + jd * g.dilation[0];
+                  for (std::int64_t jh = th.first; jh < th.last; ++jh) {
+                    const std::int64_t start = (id * g.in[1] + th.origin + jh * g.dilation[1]) * W;
+                    for (std::int64_t jw = tw.first; jw < tw.last; ++jw) {
+                      const std::int64_t i = start + tw.origin + jw * g.dilation[2];
+                      const C v = static_cast<C>(x[i]);
+                      if (!found || d::better(v, best)) {
+                        best = v;
+                        at = i;
+                        found = true;
+                      }
+                    }
+                  }
+                }
+                y[ow] = found ? static_cast<T>(best) : lowest_value<T>();
+                if (yi) {
+                  std::int64_t flat = plane * g.in_plane() + at;
+                  if (modulus > 0) flat %= modulus;
+                  yi[ow] = static_cast<I>(flat);
+                }
+              }
+            });
+      });
+}
+
+/// The type AvgPool sums T in: float for the 16-bit floats and float, double for double, 64-bit
+/// integers of T's signedness for the integers.
+template <class T>
+using pool_sum_t =
+    std::conditional_t<std::is_integral_v<T>,
+                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>,
+                       compute_t<T>>;
+
+/// AvgPool of every plane of `in` into `out`; `count_padding`: every window divides by the
+/// kernel's size (exclude-pad false with some padding), else by the elements it covers.
+template <class T>
+void avg_pool(const Parallel& par, const PoolGeometry& g, const T* in, T* out, bool count_padding) {
+  using S = pool_sum_t<T>;
+  namespace d = pool_detail;
+  const std::int64_t rows = g.planes * g.out[0] * g.out[1];
+  if (rows == 0 || g.out[2] == 0) return;
+  const std::int64_t W = g.in[2], OW = g.out[2];
+  par.for_range(
+      static_cast<std::size_t>(rows), d::row_grain(g),
+      [&](std::size_t b, std::size_t e, std::size_t) {
+        d::for_rows(
+            g, b, e, [&](std::int64_t plane, std::int64_t od, std::int64_t oh, std::int64_t row) {
+              const T* x = in + plane * g.in_plane();
+              T* y = out + row * OW;
+              const d::Taps td = d::taps(g, 0, od), th = d::taps(g, 1, oh);
+              for (std::int64_t ow = 0; ow < OW; ++ow) {
+                const d::Taps tw = d::taps(g, 2, ow);
+                S sum = 0;
+                for (std::int64_t jd = td.first; jd < td.last; ++jd) {
+                  const std::int64_t id = td.origin + jd;
+                  for (std::int64_t jh = th.first; jh < th.last; ++jh) {
+                    const T* r = x + (id * g.in[1] + th.origin + jh) * W + tw.origin;
+                    for (std::int64_t jw = tw.first; jw < tw.last; ++jw)
+                      sum += static_cast<S>(r[jw]);
+                  }
+                }
+                const std::int64_t count =
+                    count_padding
+                        ? g.kernel_size()
+                        : (td.last - td.first) * (th.last - th.first) * (tw.last - tw.first);
+                y[ow] = static_cast<T>(count == 0 ? S(0) : sum / static_cast<S>(count));
+              }
+            });
+      });
+}
+
+}  // namespace irlite
