@@ -228,7 +228,7 @@ TEST_CASE("cli_polish: run names every unsupported op type once, then points to 
   std::string edges;
   for (int id = 1; id <= 40; ++id) {
     chain += fmt::format(
-        "<layer id=\"{0}\" name=\"conv{0}\" type=\"Convolution\" version=\"opset1\"><input>"
+        "<layer id=\"{0}\" name=\"warp{0}\" type=\"Warp\" version=\"opset1\"><input>"
         "<port id=\"0\"><dim>2</dim></port></input><output><port id=\"1\" precision=\"FP32\">"
         "<dim>2</dim></port></output></layer>\n",
         id);
@@ -247,8 +247,8 @@ TEST_CASE("cli_polish: run names every unsupported op type once, then points to 
   CHECK(many.status == 1);
   REQUIRE(many_lines.size() == 2);
   CHECK(contains(many_lines[0],
-                 "layer 1 'conv1' (Convolution): unsupported op type "
-                 "'Convolution' (40 layers have it; this is the first)"));
+                 "layer 1 'warp1' (Warp): unsupported op type "
+                 "'Warp' (40 layers have it; this is the first)"));
   CHECK(many_lines[0].size() < 200);
   CHECK(contains(many_lines[1], "irlite: hint: 1 op type cannot run"));
   // inspect lists every layer, and the same one problem, with the hint to 'irlite ops'.
