@@ -132,9 +132,11 @@ TEST_CASE("cli_polish: inspect shows inputs, op counts, weight bytes and kept at
                  "ops: Constant-1 2, Parameter-1 1, Result-1 2, Scramble (opset4) 1, TopK-11 1"));
   CHECK(contains(o.out, "weights: 16 bytes"));
   const auto lines = o.err_lines();
-  REQUIRE(lines.size() == 3);  // the Const that reaches no Result, the declared dims, Scramble
-  CHECK(contains(lines.back(), "irlite: error: "));
-  CHECK(contains(lines.back(), "Scramble"));
+  // The Const that reaches no Result, the declared dims, Scramble, and the hint to 'irlite ops'.
+  REQUIRE(lines.size() == 4);
+  CHECK(contains(lines[2], "irlite: error: "));
+  CHECK(contains(lines[2], "Scramble"));
+  CHECK(lines[3] == "irlite: hint: 'irlite ops' lists the op types and versions irlite has");
 }
 
 TEST_CASE("cli_polish: inspect --json gives counts, bytes and structured diagnostics") {

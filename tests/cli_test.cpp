@@ -401,7 +401,8 @@ TEST_CASE("cli: inspect reports every problem at once") {
     const Outcome o = cli(args);
     CHECK(o.status == 1);
     const auto lines = o.err_lines();
-    REQUIRE(lines.size() == 2);
+    REQUIRE(lines.size() == 3);  // two unsupported op types, then the hint to 'irlite ops'
+    CHECK(contains(lines[2], "irlite: hint: 'irlite ops' lists"));
     CHECK(lines[0].rfind("irlite: error: ", 0) == 0);
     CHECK(contains(lines[0], "broken.xml:13:"));
     CHECK(contains(lines[0], "layer 1 'first'"));

@@ -116,8 +116,13 @@ TEST_CASE("PReLU: shape rule and errors") {
         "f32 [?,3,?]");
   CHECK(inferred(*op, {info(ElementType::f16, "[...]"), info(ElementType::f16, "[7]")}) ==
         "f16 [...]");
-  CHECK(error_of(ElementType::f32, "[1,3,4]", ElementType::f16, "[3]")
-            .find("slope must be f32 as the data is, got f16") != std::string::npos);
+  // A floating-point slope may be of another floating-point type; integers must match.
+  CHECK(inferred(*op, {info(ElementType::f16, "[1,3,4]"), info(ElementType::f32, "[3]")}) ==
+        "f16 [1,3,4]");
+  CHECK(error_of(ElementType::f32, "[1,3,4]", ElementType::i8, "[3]")
+            .find("slope must be f32 as the data is, got i8") != std::string::npos);
+  CHECK(error_of(ElementType::i8, "[1,3,4]", ElementType::f32, "[3]")
+            .find("slope must be i8 as the data is, got f32") != std::string::npos);
   CHECK(error_of(ElementType::f32, "[1,3,4]", ElementType::f32, "[5]")
             .find("neither runs along the channel axis") != std::string::npos);
   CHECK(error_of(ElementType::f32, "[3]", ElementType::f32, "[1,3]")
@@ -180,4 +185,34 @@ TEST_CASE("PReLU: random shapes and slopes against a plain loop, on any thread c
       CHECK(std::memcmp(many[0].data(), got.data(), got.byte_size()) == 0);
     }
   }
+}
+
+TEST_CASE("PReLU: a slope of another floating-point type is rounded to the data's type first") {
+  // OpenVINO's FP16 IR gives f16 data an f32 slope Const. 0.1 is not an f16: the product is
+  // x times the slope as f16 holds it, rounded once.
+  for (const ElementType data : {ElementType::f16, ElementType::bf16, ElementType::f64})
+    for (const ElementType slope : {ElementType::f32, ElementType::f64, ElementType::f16}) {
+      if (slope == data) continue;
+      CAPTURE(to_string(data));
+      CAPTURE(to_string(slope));
+      OpTester t("PReLU", "opset1", "act");
+      t.input_parameter("x", data, ps("[1,2,3]"));
+      t.input_parameter("slope", slope, ps("[2]"));
+      const Tensor out = t.run({{"x", tensor(data, {1, 2, 3}, {-3, -1.5, 2, -7, 0.5, -0.25})},
+                                {"slope", tensor(slope, {2}, {0.1, 1.7})}})
+                             .at(0);
+      CHECK(out.element_type() == data);
+      const Tensor as_data = tensor(data, {2}, doubles(tensor(slope, {2}, {0.1, 1.7})));
+      const std::vector<double> s = doubles(as_data);
+      const std::vector<double> x = {-3, -1.5, 2, -7, 0.5, -0.25};
+      std::vector<double> want(6);
+      for (std::size_t i = 0; i < 6; ++i) {
+        const double product = data == ElementType::f64
+                                   ? x[i] * s[i / 3]
+                                   : static_cast<double>(static_cast<float>(x[i]) *
+                                                         static_cast<float>(s[i / 3]));
+        want[i] = x[i] < 0 ? doubles(tensor(data, {}, {product}))[0] : x[i];
+      }
+      CHECK(doubles(out) == want);
+    }
 }

@@ -70,4 +70,26 @@ bool dispatch_numeric(ElementType type, F&& f) {
   return false;
 }
 
+/// dispatch_numeric() for the floating-point types (f16, bf16, f32, f64) alone: false without
+/// calling f for the others, and f is instantiated for those four types only.
+template <class F>
+bool dispatch_float(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::f16:
+      f(type_tag<float16>{});
+      return true;
+    case ElementType::bf16:
+      f(type_tag<bfloat16>{});
+      return true;
+    case ElementType::f32:
+      f(type_tag<float>{});
+      return true;
+    case ElementType::f64:
+      f(type_tag<double>{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace irlite

@@ -3,6 +3,10 @@
 // data's shape, which is the output's. The element types are those OpenVINO's reference runs
 // (f16, bf16, f32, f64 and i8), the slope of the data's type; f16 and bf16 are computed in float
 // and rounded once, i8 products wrap. NaN and -0 are not below zero and pass unchanged.
+//
+// Real FP16 IR (OpenVINO's converters, IR v10) gives f16 data an f32 slope Const, and OpenVINO
+// runs it: a floating-point slope of another floating-point type is converted to the data's
+// type first (rounded once, as the model's own Convert would), then applied as above.
 
 #include <fmt/format.h>
 
@@ -43,7 +47,7 @@ class PReluOp final : public Op {
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs, Phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& slope = inputs[1];
-    if (slope.type != data.type)
+    if (slope.type != data.type && !(is_real(slope.type) && is_real(data.type)))
       input_error(1, fmt::format("slope must be {} as the data is, got {}", to_string(data.type),
                                  to_string(slope.type)));
     if (data.shape.rank_is_static() && slope.shape.rank_is_static() &&
@@ -71,13 +75,44 @@ class PReluOp final : public Op {
     const ElementwisePlan plan = plan_elementwise(shape, shapes);
     const bool ok = dispatch_numeric(data.element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      binary_elementwise(context.parallel, plan, PReluFn{}, data.data<T>(), slope.data<T>(),
+      const T* slopes = slope.data<T>();
+      if (slope.element_type() != data.element_type()) {
+        if constexpr (std::is_floating_point_v<compute_t<T>>)
+          slopes = converted_slope<T>(slope, context.scratch).data();
+      }
+      binary_elementwise(context.parallel, plan, PReluFn{}, data.data<T>(), slopes,
                          outputs[0].data<T>());
     });
     if (!ok) no_kernel(0, data.element_type());
   }
 
+  std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor>,
+                            unsigned) const override {
+    if (inputs[1].element_type() == inputs[0].element_type()) return 0;
+    const Scratch counting = Scratch::counting();
+    dispatch_float(inputs[0].element_type(),
+                   [&](auto tag) { take_slope<typename decltype(tag)::type>(inputs[1], counting); });
+    return counting.bytes();
+  }
+
  private:
+  template <class T>
+  static std::span<T> take_slope(const Tensor& slope, const Scratch& scratch) {
+    return scratch.take<T>(slope.size());
+  }
+
+  /// The slope in the data's floating-point type T, rounded once from its own.
+  template <class T>
+  static std::span<T> converted_slope(const Tensor& slope, const Scratch& scratch) {
+    const std::span<T> out = take_slope<T>(slope, scratch);
+    dispatch_float(slope.element_type(), [&](auto tag) {
+      using S = typename decltype(tag)::type;
+      const S* in = slope.data<S>();
+      for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<T>(static_cast<double>(in[i]));
+    });
+    return out;
+  }
   /// Whether a 1-D slope may run along the data's channel axis: its length that axis's.
   static bool along_channels(const PartialShape& data, const PartialShape& slope) {
     if (slope.rank() != 1 || data.rank() < 1) return false;

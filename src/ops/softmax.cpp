@@ -12,18 +12,6 @@
 namespace irlite {
 namespace {
 
-bool is_float_type(ElementType t) {
-  return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 ||
-         t == ElementType::f64;
-}
-
-/// Calls f(type_tag<T>{}) for a float type; false for others.
-template <class F>
-bool dispatch_float(ElementType type, F&& f) {
-  if (!is_float_type(type)) return false;
-  return dispatch_numeric(type, std::forward<F>(f));
-}
-
 struct SoftmaxAttributes {
   int version = 8;  // not an attribute: Softmax-1 refuses a negative axis
   std::int64_t axis = 1;
