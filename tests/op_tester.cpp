@@ -131,7 +131,10 @@ std::string OpTester::xml() const {
 }
 
 Model OpTester::load(const LoadOptions& options) {
-  model_ = graph().load(options, layer_name_ + ".xml");
+  // An op is tested in the types it is given: f16 layers compute in f16 here.
+  LoadOptions declared = options;
+  declared.inference_precision = InferencePrecision::declared;
+  model_ = graph().load(declared, layer_name_ + ".xml");
   return *model_;
 }
 

@@ -68,7 +68,8 @@ class OpTester {
   GraphBuilder graph() const;
   /// The IR v11 document.
   std::string xml() const;
-  /// Loads the model; it keeps its own copy of the weights.
+  /// Loads the model; it keeps its own copy of the weights. The op computes in the types it is
+  /// given (InferencePrecision::declared, whatever `options` says).
   Model load(const LoadOptions& options = {});
   /// Loads the model (again if the tester changed since), runs it with the Parameter values
   /// given to input_parameter() overridden or completed by `feeds`, and returns the op's

@@ -40,6 +40,20 @@ enum class WeightsMode {
   map,
 };
 
+/// The element type that layers declared in f16 or bf16 compute in.
+enum class InferencePrecision {
+  /// float32, as OpenVINO's CPU plugin computes by default: f16 and bf16 Consts are widened to
+  /// f32 once at load, Convert, Parameter and Range attributes that say f16 or bf16 say f32, and
+  /// every layer between runs in f32. The model's inputs and outputs keep their declared types:
+  /// a run takes an f16 input, widens it, and narrows an output back to f16 where the IR
+  /// declares the port that feeds the Result as f16 (or bf16). Model::layers() shows the types
+  /// the layers compute in beside the declared ones.
+  f32,
+  /// The types the IR declares: each f16 layer rounds its results to f16, as OpenVINO's
+  /// reference implementation does.
+  declared,
+};
+
 /// How to load a model.
 struct LoadOptions {
   /// The weights file. Empty: the .xml's path with the extension replaced by .bin, used when
@@ -53,6 +67,8 @@ struct LoadOptions {
   /// layers after it can still be inspected. A missing weights file is a warning, and shapes
   /// that depend on Const values are inferred without them.
   bool keep_going = false;
+  /// What f16 and bf16 layers compute in.
+  InferencePrecision inference_precision = InferencePrecision::f32;
   /// Ops of the caller's own for this load (irlite/custom_op.hpp), matched by the layer's
   /// exact type and version.
   CustomOps custom_ops;

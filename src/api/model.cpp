@@ -14,6 +14,7 @@
 #include "ops/parameter.hpp"
 #include "ops/registry.hpp"
 #include "ops/shape_utils.hpp"
+#include "graph/widen_floats.hpp"
 #include "shape_inference/shape_inference.hpp"
 
 namespace irlite {
@@ -64,7 +65,7 @@ LayerInfo describe(const Graph& graph, const Node& node) {
     lo.shape = out.shape;
     lo.declared_element_type = out.declared_type;
     lo.declared_dims = out.declared_dims;
-    lo.declared_differs = declared_contradicts(out);
+    lo.declared_differs = declared_contradicts(out, graph.floats_widened);
     info.outputs.push_back(std::move(lo));
   }
   return info;
@@ -100,12 +101,14 @@ std::vector<LayerInfo> describe_layers(const Graph& graph) {
 
 std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
   infer_shapes(graph, diagnostics);
+  if (graph.floats_widened) settle_edge_types(graph);
   auto impl = std::make_shared<ModelImpl>();
   NameSet input_names, output_names;
   for (std::size_t p : graph.parameters) {
     const Node& node = graph.nodes[p];
     const OutputPort& out = node.outputs.empty() ? OutputPort{} : node.outputs[0];
-    PortInfo info{node.name, out.names, out.type, out.shape};
+    const ElementType type = node.edge_type != ElementType::undefined ? node.edge_type : out.type;
+    PortInfo info{node.name, out.names, type, out.shape};
     // Layer names need not be unique in the IR, but inputs are fed by name.
     if (input_names.taken(info.name)) info.name = input_names.suffixed(node.name);
     input_names.take(info.name);
@@ -132,7 +135,7 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
           graph.nodes[node.inputs[0].source_node].outputs[node.inputs[0].source_output];
       info.tensor_names = src.names;
       if (!src.names.empty()) info.name = src.names.front();
-      info.element_type = src.type;
+      info.element_type = node.edge_type != ElementType::undefined ? node.edge_type : src.type;
       info.shape = src.shape;
     }
     // Outputs are returned by name: two Results fed by the same tensor name (or sharing a
@@ -184,6 +187,7 @@ Model load_graph(const std::string& file, const LoadOptions& options, Read&& rea
   diagnostics.keep_going = options.keep_going;
   try {
     Graph graph = read(diagnostics);
+    if (options.inference_precision == InferencePrecision::f32) widen_floats(graph);
     return detail::ModelAccess::make(
         detail::finish_model(std::move(graph), std::move(diagnostics)));
   } catch (const std::bad_alloc&) {

@@ -10,6 +10,7 @@
 
 #include "core/buffer.hpp"
 #include "graph/op.hpp"
+#include "graph/widen_floats.hpp"
 
 namespace irlite {
 namespace {
@@ -192,7 +193,7 @@ class Run {
       const Node& node = graph_.nodes[step.node];
       switch (node.kind()) {
         case OpKind::parameter:
-          state_.slots[step.first_output] = std::move(fed_[step.io_index]);
+          parameter_step(step, node);
           observe_source(step);
           break;
         case OpKind::constant:
@@ -226,7 +227,10 @@ class Run {
     state_.slot_bound.assign(hooks_.bound.empty() ? 0 : plan_.slot_count, SIZE_MAX);
     for (std::size_t r = 0; r < hooks_.bound.size(); ++r) {
       std::size_t& bound = state_.slot_bound[plan_.result_slots[r]];
-      if (hooks_.bound[r] && bound == SIZE_MAX) bound = r;
+      // An output narrowed from f32 (Node::edge_type) is written to its bound tensor by
+      // result_step(), not by its layer.
+      const bool narrowed = graph_.nodes[graph_.results[r]].edge_type != ElementType::undefined;
+      if (hooks_.bound[r] && bound == SIZE_MAX && !narrowed) bound = r;
     }
   }
 
@@ -243,13 +247,55 @@ class Run {
       (*hooks_.observer)((*hooks_.layers)[step.node], {&state_.slots[step.first_output], 1});
   }
 
-  /// Hands the value to the caller: into its bound tensor, as a copy for a Const's (the weights
-  /// stay untouched), else as it is.
+  /// Puts the caller's input in the Parameter's slot, widened to f32 where the layers after it
+  /// compute in f32 (Node::edge_type).
+  void parameter_step(const ExecPlan::Step& step, const Node& node) {
+    Tensor& fed = fed_[step.io_index];
+    if (node.edge_type == ElementType::undefined || fed.element_type() != node.edge_type) {
+      state_.slots[step.first_output] = std::move(fed);
+      return;
+    }
+    try {
+      state_.slot_bytes[step.first_output] =
+          reserve_output(ElementType::f32, fed.shape(), 0, limits_, budget_);
+    } catch (const Error& e) {
+      throw graph_.locate(e, node);
+    }
+    Tensor wide = uninitialized_tensor(ElementType::f32, fed.shape());
+    convert_floats(fed, wide, context_.parallel);
+    state_.slots[step.first_output] = std::move(wide);
+  }
+
+  /// Result `r`'s value narrowed to the declared type: into the bound tensor when there is one.
+  Tensor narrowed_result(std::size_t r, const Node& node, const Tensor& value) {
+    try {
+      if (!hooks_.bound.empty() && hooks_.bound[r]) {
+        check_bound(hooks_, r, node.edge_type, value.shape());
+        Tensor bound = *hooks_.bound[r];
+        convert_floats(value, bound, context_.parallel);
+        return bound;
+      }
+      reserve_output(node.edge_type, value.shape(), 0, limits_, budget_);
+    } catch (const Error& e) {
+      throw graph_.locate(e, node);
+    }
+    Tensor narrow = uninitialized_tensor(node.edge_type, value.shape());
+    convert_floats(value, narrow, context_.parallel);
+    return narrow;
+  }
+
+  /// Hands the value to the caller: narrowed to its declared type where the layers computed in
+  /// f32, into its bound tensor, as a copy for a Const's (the weights stay untouched), else as
+  /// it is.
   void result_step(const ExecPlan::Step& step, const Node& node) {
     const std::size_t r = step.io_index;
     const std::size_t slot = step.inputs[0];
     const OpKind source = graph_.nodes[node.inputs[0].source_node].kind();
     results_[r] = state_.slots[slot];
+    if (node.edge_type != ElementType::undefined) {
+      results_[r] = narrowed_result(r, node, results_[r]);
+      return;
+    }
     if (!hooks_.bound.empty() && hooks_.bound[r]) {
       // Written in place by its layer, or copied here.
       std::size_t writer = SIZE_MAX;

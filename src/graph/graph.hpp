@@ -69,6 +69,10 @@ struct Node {
   bool folded = false;
   /// What Op::prepare() derived from the layer's Const inputs at load time; null for nothing.
   std::shared_ptr<const PreparedData> prepared;
+  /// A Parameter or Result of a model whose f16/bf16 layers compute in f32: the type the caller
+  /// gives or gets there, converted from or to the computed one by the run. Undefined when the
+  /// two are the same.
+  ElementType edge_type = ElementType::undefined;
   bool reaches_result = true;
   bool failed = false;  ///< shape inference or creation failed: outputs are unknown
 
@@ -98,6 +102,9 @@ struct Graph {
   std::shared_ptr<const std::deque<LayerTypeText>> type_texts;
   std::string name;
   int ir_version = 0;
+  /// The f16 and bf16 layers were widened to compute in f32 (widen_floats()): a port declared
+  /// f16 or bf16 and inferred f32 is as declared.
+  bool floats_widened = false;
   std::vector<Node> nodes;              ///< topological order, ties by document order
   std::vector<std::size_t> parameters;  ///< document order
   std::vector<std::size_t> results;     ///< document order

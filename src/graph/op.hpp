@@ -169,6 +169,13 @@ class Op {
       [[maybe_unused]] const OutputInfo& output) const {
     return std::nullopt;
   }
+  /// A copy of the op whose element-type attributes say `to` where they say `from` (a Const's or
+  /// Parameter's element_type, Convert's destination_type, Range's output_type), or null when
+  /// none does: the load-time pass that runs f16 layers in f32 (widen_floats()) calls it.
+  virtual std::shared_ptr<const Op> retyped([[maybe_unused]] ElementType from,
+                                            [[maybe_unused]] ElementType to) const {
+    return nullptr;
+  }
   /// Where the layer's value is stored in the weights file: a Const's. The loader reads it from
   /// there; null for every other op.
   virtual const StoredValue* stored_value() const { return nullptr; }

@@ -39,6 +39,14 @@ class ConstantOp final : public Op {
     return print_attributes(attributes_);
   }
   const StoredValue* stored_value() const override { return &attributes_.stored; }
+  // The widened Const's value is the loader's converted copy; where the bytes lie no longer
+  // describes it, but the loader has read them by then.
+  std::shared_ptr<const Op> retyped(ElementType from, ElementType to) const override {
+    if (attributes_.stored.type != from) return nullptr;
+    auto op = std::make_shared<ConstantOp>(*this);
+    op->attributes_.stored.type = to;
+    return op;
+  }
 
  private:
   ConstantAttributes attributes_;

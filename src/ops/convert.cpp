@@ -101,6 +101,13 @@ class ConvertOp final : public Op {
     return print_attributes(attributes_);
   }
 
+  std::shared_ptr<const Op> retyped(ElementType from, ElementType to) const override {
+    if (attributes_.destination_type != from) return nullptr;
+    auto op = std::make_shared<ConvertOp>(*this);
+    op->attributes_.destination_type = to;
+    return op;
+  }
+
  private:
   ConvertAttributes attributes_;
 };

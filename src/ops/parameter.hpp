@@ -23,6 +23,10 @@ class ParameterOp final : public Op {
                                        Phase phase) const override;
   void execute(std::span<const Tensor>, std::span<Tensor>, const ExecContext&) const override {}
   std::vector<std::pair<std::string, std::string>> attributes() const override;
+  std::shared_ptr<const Op> retyped(ElementType from, ElementType to) const override {
+    if (attributes_.element_type != from) return nullptr;
+    return std::make_shared<ParameterOp>(to, attributes_.shape);
+  }
 
  private:
   ParameterAttributes attributes_;

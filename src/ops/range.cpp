@@ -110,6 +110,13 @@ class RangeOp final : public Op {
     return print_attributes(attributes_);
   }
 
+  std::shared_ptr<const Op> retyped(ElementType from, ElementType to) const override {
+    if (attributes_.output_type != from) return nullptr;
+    auto op = std::make_shared<RangeOp>(*this);
+    op->attributes_.output_type = to;
+    return op;
+  }
+
  private:
   /// Input i's value; NaN and infinities are errors.
   static double checked_value(const Tensor& t, std::size_t i, Phase phase) {

@@ -21,9 +21,12 @@ PartialShape declared_shape(const OutputPort& port) {
 
 // OpenVINO writes -1 for every non-static dimension and no <dim> for dynamic rank, so only a
 // static declared extent that the inferred dimension cannot take is a contradiction.
-bool declared_contradicts(const OutputPort& port) {
+bool declared_contradicts(const OutputPort& port, bool floats_widened) {
+  const bool widened = floats_widened && port.type == ElementType::f32 &&
+                       (port.declared_type == ElementType::f16 ||
+                        port.declared_type == ElementType::bf16);
   if (port.declared_type != ElementType::undefined && port.type != ElementType::undefined &&
-      port.declared_type != port.type)
+      port.declared_type != port.type && !widened)
     return true;
   // No <dim> is how the IR writes both a scalar and a dynamic rank: nothing to compare.
   if (!port.shape.rank_is_static() || port.declared_dims.empty()) return false;
@@ -39,7 +42,7 @@ namespace {
 
 void compare_declared(const Graph& graph, Node& node, Diagnostics& diagnostics) {
   for (const OutputPort& port : node.outputs) {
-    if (!declared_contradicts(port)) continue;
+    if (!declared_contradicts(port, graph.floats_widened)) continue;
     ErrorContext c = graph.context(node);
     c.port_kind = ErrorContext::PortKind::output;
     c.port = port.id;

@@ -24,7 +24,8 @@ inline constexpr std::uint64_t kFoldLimitBytes = std::uint64_t{1} << 20;
 void infer_shapes(Graph& graph, Diagnostics& diagnostics);
 
 /// Whether the precision or `<dim>`s the IR declares on an output port contradict the inferred
-/// type and shape.
-bool declared_contradicts(const OutputPort& port);
+/// type and shape; with `floats_widened` (Graph::floats_widened), a port declared f16 or bf16
+/// and inferred f32 does not.
+bool declared_contradicts(const OutputPort& port, bool floats_widened);
 
 }  // namespace irlite

@@ -183,7 +183,7 @@ nlohmann::json bench_json(const Model& model, const Session& session, const Inpu
 int bench_command(const BenchOptions& options) {
   BenchResult r;
   const auto start = Clock::now();
-  const auto loaded = load_model(options.model, options.weights, options.shapes);
+  const auto loaded = load_model(options.model, options.weights, options.precision, options.shapes);
   if (!loaded) return kExitError;
   const Model& model = *loaded;
   SessionOptions settings = session_options(options.threads, options.max_memory);

@@ -73,6 +73,7 @@ struct RunOptions {
   /// Threads per layer; 0: one per CPU.
   unsigned threads = 0;
   std::string weights;
+  InferencePrecision precision = InferencePrecision::f32;  ///< --precision
   std::vector<std::string> inputs;  ///< `NAME=FILE.npy` or `FILE.npy`
   std::vector<std::string> shapes;  ///< --shape texts
   std::string output_dir;
@@ -99,6 +100,7 @@ struct BenchOptions {
   std::string model;
   unsigned threads = 0;  ///< threads per layer; 0: one per CPU
   std::string weights;
+  InferencePrecision precision = InferencePrecision::f32;  ///< --precision
   std::vector<std::string> inputs;  ///< as RunOptions::inputs
   std::vector<std::string> shapes;
   std::uint64_t seed = 0;
@@ -122,6 +124,7 @@ inline constexpr double kBenchSeconds = 3;
 struct InspectOptions {
   std::string model;
   std::string weights;
+  InferencePrecision precision = InferencePrecision::f32;  ///< --precision
   std::vector<std::string> shapes;
   bool json = false;
 };

@@ -259,6 +259,7 @@ int inspect_command(const InspectOptions& options) {
   const auto overrides = parse_shape_overrides(options.shapes);
   LoadOptions load;
   load.weights = options.weights;
+  load.inference_precision = options.precision;
   load.keep_going = true;
   // Errors that stop loading altogether (an unreadable file, malformed XML) still give a JSON
   // document, so that a script reads one format whatever happens.

@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run_cmd->add_option("-w,--weights", run.weights, "The .bin file (default: beside the .xml)")
       ->type_name("FILE.bin");
+  add_precision_option(*run_cmd, run.precision);
   run_cmd
       ->add_option("--max-memory", run.max_memory,
                    "Memory budget of the run and of the random inputs (default: half the RAM)")
@@ -204,6 +205,7 @@ int main(int argc, char** argv) {
   inspect_cmd
       ->add_option("-w,--weights", inspect.weights, "The .bin file (default: beside the .xml)")
       ->type_name("FILE.bin");
+  add_precision_option(*inspect_cmd, inspect.precision);
 
   bool ops_json = false;
   CLI::App* ops_cmd = app.add_subcommand("ops", "List the supported op types and versions");

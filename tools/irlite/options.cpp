@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <map>
+
 namespace irlite::cli {
 namespace {
 
@@ -103,7 +105,19 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string
   bench->add_option("--seed", seed, "Seed of the random inputs (default 0)")->type_name("N");
   bench->add_option("-w,--weights", options.weights, "The .bin file (default: beside the .xml)")
       ->type_name("FILE.bin");
+  add_precision_option(*bench, options.precision);
   return bench;
+}
+
+void add_precision_option(CLI::App& command, InferencePrecision& precision) {
+  const std::map<std::string, InferencePrecision> words{
+      {"f32", InferencePrecision::f32}, {"declared", InferencePrecision::declared}};
+  command
+      .add_option("--precision", precision,
+                  "What f16/bf16 layers compute in: f32 (default, as OpenVINO's CPU plugin) or "
+                  "declared")
+      ->type_name("f32|declared")
+      ->transform(CLI::CheckedTransformer(words, CLI::ignore_case));
 }
 
 }  // namespace irlite::cli

@@ -13,6 +13,9 @@ namespace irlite::cli {
 /// and their description to its help.
 void add_run_check_options(CLI::App& run, RunOptions& options);
 
+/// Adds `--precision f32|declared` (LoadOptions::inference_precision) to a subcommand.
+void add_precision_option(CLI::App& command, InferencePrecision& precision);
+
 /// Adds the `bench` subcommand; `seed` receives the --seed text.
 CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string& seed);
 

@@ -71,7 +71,7 @@ void print_summary(const Model& model, const Inputs& inputs, const std::vector<T
 
 int run_command(const RunOptions& options) {
   const auto start = Clock::now();
-  const auto loaded = load_model(options.model, options.weights, options.shapes);
+  const auto loaded = load_model(options.model, options.weights, options.precision, options.shapes);
   if (!loaded) return kExitError;
   const Model& model = *loaded;
   SessionOptions session_settings = session_options(options.threads, options.max_memory);
