@@ -91,6 +91,14 @@ IRLITE_INLINE T quantize_element(T x, T il, T ih, T ol, T oh, compute_t<T> steps
   return store_value<T>(quantize_value(load_value(x), q));
 }
 
+/// quantize_element on the elements' bits (the loops read and write integers, see unary_loop).
+template <class T>
+IRLITE_INLINE raw_t<T> quantize_bits(raw_t<T> x, raw_t<T> il, raw_t<T> ih, raw_t<T> ol, raw_t<T> oh,
+                                     compute_t<T> steps) {
+  return to_raw<T>(quantize_element<T>(from_raw<T>(x), from_raw<T>(il), from_raw<T>(ih),
+                                       from_raw<T>(ol), from_raw<T>(oh), steps));
+}
+
 /// A run whose limits all advance with x (per-element limits, or per-channel ones of an
 /// [N, C, 1, 1] tensor), on the elements' bits in blocks, as unary_loop, so that it vectorises.
 template <class T>
@@ -98,10 +106,6 @@ IRLITE_MULTIVERSION void quantize_each(const raw_t<T>* __restrict x, const raw_t
                                        const raw_t<T>* __restrict ih, const raw_t<T>* __restrict ol,
                                        const raw_t<T>* __restrict oh, raw_t<T>* __restrict y,
                                        std::size_t n, compute_t<T> steps) {
-  const auto one = [steps](raw_t<T> v, raw_t<T> a, raw_t<T> b, raw_t<T> c, raw_t<T> d) {
-    return to_raw<T>(quantize_element<T>(from_raw<T>(v), from_raw<T>(a), from_raw<T>(b),
-                                         from_raw<T>(c), from_raw<T>(d), steps));
-  };
   std::size_t i = 0;
   for (; i + kUnaryBlock <= n; i += kUnaryBlock) {
     const raw_t<T>* __restrict xb = x + i;
@@ -110,9 +114,10 @@ IRLITE_MULTIVERSION void quantize_each(const raw_t<T>* __restrict x, const raw_t
     const raw_t<T>* __restrict b3 = ol + i;
     const raw_t<T>* __restrict b4 = oh + i;
     raw_t<T>* __restrict yb = y + i;
-    for (std::size_t j = 0; j < kUnaryBlock; ++j) yb[j] = one(xb[j], b1[j], b2[j], b3[j], b4[j]);
+    for (std::size_t j = 0; j < kUnaryBlock; ++j)
+      yb[j] = quantize_bits<T>(xb[j], b1[j], b2[j], b3[j], b4[j], steps);
   }
-  for (; i < n; ++i) y[i] = one(x[i], il[i], ih[i], ol[i], oh[i]);
+  for (; i < n; ++i) y[i] = quantize_bits<T>(x[i], il[i], ih[i], ol[i], oh[i], steps);
 }
 
 /// Any other run: limit k advances by s[k] (0 or 1) elements.
