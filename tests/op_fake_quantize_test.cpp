@@ -244,7 +244,9 @@ TEST_CASE(
         for (std::size_t d = rank - keep; d < rank; ++d) ls.push_back(pick(0, 2) ? shape[d] : 1);
       }
     }
-    const ElementType type = round % 4 == 3 ? ElementType::f16 : ElementType::f32;
+    constexpr ElementType kTypes[] = {ElementType::f32,  ElementType::f16, ElementType::f32,
+                                      ElementType::bf16, ElementType::f32, ElementType::f64};
+    const ElementType type = kTypes[round % 6];
     const std::int64_t levels = pick(0, 3) ? 256 : pick(2, 17);
     CAPTURE(to_string(shape));
     CAPTURE(levels);
