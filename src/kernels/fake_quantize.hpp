@@ -1,10 +1,10 @@
 #pragma once
 // FakeQuantize's kernel: each element of x mapped onto one of `levels` values between its
-// output limits,
+// output limits il, ih (input) and ol, oh (output), with L = levels - 1:
 //
-//   x <= min(il, ih): ol        x > max(il, ih): oh
-//   otherwise:        nearbyint((x - il) / (ih - il) * (levels - 1)) / (levels - 1) * (oh - ol) +
-//   ol
+//   x <= min(il, ih):  ol
+//   x > max(il, ih):   oh
+//   otherwise:         nearbyint((x - il) / (ih - il) * L) / L * (oh - ol) + ol
 //
 // in the compute type (float for f16, bf16 and f32, double for f64), rounded once to the
 // element type. nearbyint rounds halves to even (irlite never changes the rounding mode), and
@@ -16,8 +16,8 @@
 // of one value per limit (per-tensor limits, or per-channel ones along a channel's plane) works
 // out the differences and bounds once and maps the run in one vectorised pass; a run whose limits
 // vary takes them element by element, with the same arithmetic (vectorised too where all four
-// advance with x). Threads split the output into
-// contiguous ranges and every element is computed alone, so the bits do not depend on the split.
+// advance with x). Threads split the output into contiguous ranges and every element is computed
+// alone, so the bits do not depend on the split.
 
 #include <bit>
 #include <cmath>
