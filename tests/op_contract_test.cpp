@@ -40,6 +40,8 @@ std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view
       {"dilations", "1"},
       {"pads_begin", "0"},
       {"pads_end", "0"},
+      {"levels", "256"},
+      {"alpha", "1"},
   };
 }
 

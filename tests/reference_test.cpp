@@ -194,7 +194,8 @@ TEST_CASE("reference: Slice takes the strided view of the plain kernel") {
           c = (e - b + s - 1) / s;
         } else if (n > 0) {
           b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(n));
-          const std::int64_t last = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(b + 2)) - 1;
+          const std::int64_t last =
+              static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(b + 2)) - 1;
           c = (b - last - s - 1) / -s;
           e = last < 0 ? -n - 1 : last;  // before the first element
         }
@@ -226,8 +227,7 @@ TEST_CASE("reference: Gather-8 with batch dims, negative and outside indices") {
         const Tensor data = random_bytes(type, shape, rng);
         // The large trial gathers 300 rows of 64 from each of 4 batches of 500.
         const std::size_t batch_dims = trial == 0 ? 1 : rng() % data.rank();
-        const std::size_t axis =
-            trial == 0 ? 1 : batch_dims + rng() % (data.rank() - batch_dims);
+        const std::size_t axis = trial == 0 ? 1 : batch_dims + rng() % (data.rank() - batch_dims);
         Shape index_shape(data.shape().begin(),
                           data.shape().begin() + static_cast<std::ptrdiff_t>(batch_dims));
         if (trial == 0)
@@ -268,8 +268,10 @@ TEST_CASE("reference: MatMul with transposes, broadcast batches and empty sizes"
       Shape batch = big ? Shape{} : random_shape(rng, rng() % 3, 3);
       Shape a_shape = batch, b_shape = batch;
       for (std::size_t d = 0; d < batch.size(); ++d) {
-        if (rng() % 3 == 0) a_shape[d] = 1;
-        else if (rng() % 3 == 0) b_shape[d] = 1;
+        if (rng() % 3 == 0)
+          a_shape[d] = 1;
+        else if (rng() % 3 == 0)
+          b_shape[d] = 1;
       }
       if (!a_shape.empty() && rng() % 2) a_shape.erase(a_shape.begin());
       a_shape.push_back(ta ? k : m);
@@ -281,8 +283,9 @@ TEST_CASE("reference: MatMul with transposes, broadcast batches and empty sizes"
       CAPTURE(to_string(b_shape));
       CAPTURE(ta);
       CAPTURE(tb);
-      const auto op = make("MatMul", "opset1", {{"transpose_a", ta ? "true" : "false"},
-                                               {"transpose_b", tb ? "true" : "false"}});
+      const auto op =
+          make("MatMul", "opset1",
+               {{"transpose_a", ta ? "true" : "false"}, {"transpose_b", tb ? "true" : "false"}});
       if (!takes(*op, {a, b})) break;
       taken = true;
       const Tensor got = run_everywhere(*op, {a, b})[0];
@@ -311,17 +314,55 @@ TEST_CASE("reference: Softmax-8 on every axis") {
       const std::size_t rank = 1 + rng() % 4;
       const Shape shape = trial == 0 ? Shape{32, 1027} : random_shape(rng, rank);
       const Tensor x = random_tensor(type, shape, rng);
-      const auto axis = static_cast<std::int64_t>(rng() % x.rank()) - (rng() % 2 ? 0 : static_cast<std::int64_t>(x.rank()));
+      const auto axis = static_cast<std::int64_t>(rng() % x.rank()) -
+                        (rng() % 2 ? 0 : static_cast<std::int64_t>(x.rank()));
       CAPTURE(to_string(shape));
       CAPTURE(axis);
       const auto op = make("Softmax", "opset8", {{"axis", std::to_string(axis)}});
       if (!takes(*op, {x})) break;
       taken = true;
       const Tensor got = run_everywhere(*op, {x})[0];
-      const auto a = static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(x.rank()) : axis);
+      const auto a =
+          static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(x.rank()) : axis);
       dispatch_numeric(type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         check_close(got, reference::softmax<T>(x, a), 1.0, 16);
+      });
+    }
+    types += taken;
+  }
+  CHECK(types >= 3);
+}
+
+TEST_CASE("reference: LogSoftmax-5 on every axis") {
+  std::mt19937 rng(106);
+  std::size_t types = 0;
+  for (ElementType type : kNumericTypes) {
+    CAPTURE(to_string(type));
+    bool taken = false;
+    for (int trial = 0; trial < 12; ++trial) {
+      const std::size_t rank = 1 + rng() % 4;
+      // A long last axis (rows split over threads) and a long first one (columns).
+      const Shape shape = trial == 0   ? Shape{32, 1027}
+                          : trial == 1 ? Shape{300, 301}
+                                       : random_shape(rng, rank);
+      const Tensor x = random_tensor(type, shape, rng);
+      const auto axis = trial == 1 ? std::int64_t{-2}
+                                   : static_cast<std::int64_t>(rng() % x.rank()) -
+                                         (rng() % 2 ? 0 : static_cast<std::int64_t>(x.rank()));
+      CAPTURE(to_string(shape));
+      CAPTURE(axis);
+      const auto op = make("LogSoftmax", "opset5", {{"axis", std::to_string(axis)}});
+      if (!takes(*op, {x})) break;
+      taken = true;
+      const Tensor got = run_everywhere(*op, {x})[0];
+      const auto a =
+          static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(x.rank()) : axis);
+      dispatch_numeric(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        // The results are about -log(len): the roundings of x - max and of the logarithm are
+        // relative to that.
+        check_close(got, reference::log_softmax<T>(x, a), 8.0, 16);
       });
     }
     types += taken;
@@ -336,8 +377,8 @@ TEST_CASE("reference: the reductions over random axes, empty extents included") 
     reference::Reduction reduction;
   };
   using R = reference::Reduction;
-  const Kind kinds[] = {{"ReduceMax", "opset1", R::max},  {"ReduceMin", "opset1", R::min},
-                        {"ReduceSum", "opset1", R::sum},  {"ReduceProd", "opset1", R::prod},
+  const Kind kinds[] = {{"ReduceMax", "opset1", R::max},   {"ReduceMin", "opset1", R::min},
+                        {"ReduceSum", "opset1", R::sum},   {"ReduceProd", "opset1", R::prod},
                         {"ReduceMean", "opset1", R::mean}, {"ReduceL1", "opset4", R::l1},
                         {"ReduceL2", "opset4", R::l2}};
   std::mt19937 rng(106);
@@ -351,7 +392,8 @@ TEST_CASE("reference: the reductions over random axes, empty extents included") 
         const bool real = is_real(type);
         const std::size_t rank = rng() % (real ? 5 : 4);
         // Integers reduce at most 8 elements of at most 3, so that no sum of squares wraps.
-        const Shape shape = trial == 0 && real ? Shape{50, 4000} : random_shape(rng, rank, real ? 5 : 2);
+        const Shape shape =
+            trial == 0 && real ? Shape{50, 4000} : random_shape(rng, rank, real ? 5 : 2);
         const Tensor x = random_tensor(type, shape, rng);
         std::set<std::size_t> axes;
         for (std::size_t d = 0; d < x.rank(); ++d)
@@ -405,8 +447,10 @@ TEST_CASE("reference: element-wise binary ops with NumPy broadcasting") {
         const std::size_t rank = rng() % 5;
         const Shape out = trial == 0 ? Shape{3, 200, 177} : random_shape(rng, rank);
         // Each input drops some leading dims and broadcasts some others.
-        Shape a_shape(out.begin() + static_cast<std::ptrdiff_t>(rng() % (out.size() + 1)), out.end());
-        Shape b_shape(out.begin() + static_cast<std::ptrdiff_t>(rng() % (out.size() + 1)), out.end());
+        Shape a_shape(out.begin() + static_cast<std::ptrdiff_t>(rng() % (out.size() + 1)),
+                      out.end());
+        Shape b_shape(out.begin() + static_cast<std::ptrdiff_t>(rng() % (out.size() + 1)),
+                      out.end());
         for (auto& d : a_shape)
           if (rng() % 4 == 0) d = 1;
         for (auto& d : b_shape)
@@ -483,7 +527,8 @@ TEST_CASE("reference: element-wise unary math") {
     CHECK(types >= 4);
   }
   for (const char* name : math) {
-    for (ElementType type : {ElementType::f16, ElementType::bf16, ElementType::f32, ElementType::f64}) {
+    for (ElementType type :
+         {ElementType::f16, ElementType::bf16, ElementType::f32, ElementType::f64}) {
       CAPTURE(name);
       CAPTURE(to_string(type));
       const Shape shape = random_shape(rng, 1 + rng() % 3, 40);
@@ -496,7 +541,9 @@ TEST_CASE("reference: element-wise unary math") {
       std::vector<double> want(values.size());
       const std::vector<double> in = doubles(x);
       for (std::size_t i = 0; i < in.size(); ++i)
-        want[i] = n == "Exp" ? std::exp(in[i]) : n == "Tanh" ? std::tanh(in[i]) : 1 / (1 + std::exp(-in[i]));
+        want[i] = n == "Exp"    ? std::exp(in[i])
+                  : n == "Tanh" ? std::tanh(in[i])
+                                : 1 / (1 + std::exp(-in[i]));
       // Vectorised exp and tanh are allowed a few units in the last place, also of f64's.
       check_close(got, want, 0.0, type == ElementType::f64 ? 1e8 : 8);
     }

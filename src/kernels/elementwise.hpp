@@ -1,5 +1,6 @@
 #pragma once
-// Element-wise kernels over broadcast inputs: the binary ops, Select and Broadcast.
+// Element-wise kernels over broadcast inputs: the binary ops, Select and Broadcast (and the plan
+// FakeQuantize walks its five inputs with).
 //
 // Every input is first aligned to the output's rank (ops/broadcast_rules.hpp), so each of its
 // dims is the output's or 1. The plan then drops the output's unit dims and joins neighbouring
@@ -32,7 +33,8 @@
 
 namespace irlite {
 
-inline constexpr std::size_t kMaxElementwiseInputs = 3;
+/// The most inputs a plan maps: three for Select, five for FakeQuantize.
+inline constexpr std::size_t kMaxElementwiseInputs = 5;
 
 /// How the output's elements map onto the inputs'.
 struct ElementwisePlan {
@@ -82,7 +84,7 @@ inline ElementwisePlan plan_elementwise(const Shape& out, std::span<const Shape>
   }
   if (p.dims.empty()) {
     p.dims.push_back(1);
-    p.strides.push_back({1, 1, 1});
+    p.strides.emplace_back().fill(1);
   }
   return p;
 }

@@ -1,8 +1,10 @@
 #pragma once
 // Softmax along one axis of a dense row-major tensor, viewed as [outer, len, inner]:
 // y = exp(x - max) / sum(exp(x - max)) over the len elements of each slice, the maximum taken
-// first so that exp never overflows. A NaN in a slice makes the whole slice NaN (its exp spreads
-// into the sum), as in OpenVINO's reference; so does +inf (inf - inf).
+// first so that exp never overflows; and LogSoftmax, y = (x - max) - log(sum(exp(x - max))) in
+// that order, as OpenVINO's reference, which never takes the logarithm of a tiny quotient. A NaN in
+// a slice makes the whole slice NaN (its exp spreads into the sum), as in OpenVINO's reference; so
+// does +inf (inf - inf).
 //
 // The last axis (inner == 1): each slice is a contiguous row, walked three times (maximum,
 // exponentials with their sum, division). Another axis: a slice's elements are `inner` apart, so
@@ -166,12 +168,11 @@ IRLITE_MULTIVERSION void column_divide(C* __restrict y, std::int64_t len, std::i
   }
 }
 
-/// Columns [0, w) of a [len, stride] block: x and y in the compute type (y may be x), `m` and
-/// `s` w elements each.
+/// y[i * stride + j] = exp(x[i * stride + j] - m[j]) for i < len, j < w (y may be x), and
+/// s[j] their sum over i, in order.
 template <class C>
-void softmax_columns(const C* x, C* y, std::int64_t len, std::int64_t w, std::int64_t stride, C* m,
-                     C* s) {
-  column_max(x, len, w, stride, m);
+void column_exp(const C* x, C* y, std::int64_t len, std::int64_t w, std::int64_t stride, const C* m,
+                C* s) {
   std::fill_n(s, w, C(0));
   for (std::int64_t i = 0; i < len; ++i) {
     const C* xi = x + i * stride;
@@ -185,7 +186,57 @@ void softmax_columns(const C* x, C* y, std::int64_t len, std::int64_t w, std::in
       }
     }
   }
+}
+
+/// Columns [0, w) of a [len, stride] block: x and y in the compute type (y may be x), `m` and
+/// `s` w elements each.
+template <class C>
+void softmax_columns(const C* x, C* y, std::int64_t len, std::int64_t w, std::int64_t stride, C* m,
+                     C* s) {
+  column_max(x, len, w, stride, m);
+  column_exp(x, y, len, w, stride, m, s);
   column_divide(y, len, w, stride, s);
+}
+
+/// LogSoftmax of one slice along the last axis: x and y of n elements of storage type T, `work`
+/// n elements of the compute type C (y itself when T is C; x may then not be y).
+template <class T, class C>
+void log_softmax_row(const T* x, T* y, C* work, std::int64_t n) {
+  const C* xc = nullptr;
+  if constexpr (std::is_same_v<C, T>) {
+    xc = x;
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) work[i] = static_cast<C>(x[i]);
+    xc = work;
+  }
+  const C m = row_max(xc, n);
+  const C log_sum = std::log(exp_shifted(xc, m, work, n));
+  for (std::int64_t i = 0; i < n; ++i) y[i] = T((static_cast<C>(x[i]) - m) - log_sum);
+}
+
+/// LogSoftmax of columns [0, w) of a [len, stride] block of storage type T; `m` and `s` w
+/// elements each, `copy` len * w elements when T is not the compute type C.
+template <class T, class C>
+void log_softmax_columns(const T* x, T* y, std::int64_t len, std::int64_t w, std::int64_t stride,
+                         C* m, C* s, C* copy) {
+  const C* xc = nullptr;
+  C* work = nullptr;
+  std::int64_t cs = stride;
+  if constexpr (std::is_same_v<C, T>) {
+    xc = x;
+    work = y;
+  } else {
+    for (std::int64_t i = 0; i < len; ++i)
+      for (std::int64_t j = 0; j < w; ++j) copy[i * w + j] = static_cast<C>(x[i * stride + j]);
+    xc = work = copy;
+    cs = w;
+  }
+  column_max(xc, len, w, cs, m);
+  column_exp(xc, work, len, w, cs, m, s);
+  for (std::int64_t j = 0; j < w; ++j) s[j] = std::log(s[j]);
+  for (std::int64_t i = 0; i < len; ++i)
+    for (std::int64_t j = 0; j < w; ++j)
+      y[i * stride + j] = T((static_cast<C>(x[i * stride + j]) - m[j]) - s[j]);
 }
 
 }  // namespace softmax_detail
@@ -226,8 +277,9 @@ std::size_t softmax_scratch(std::int64_t len, std::int64_t inner, unsigned threa
   return counting.bytes();
 }
 
-/// Softmax of a tensor viewed as [outer, len, inner] along its middle axis.
-template <class T>
+/// Softmax (LogSoftmax when Log) of a tensor viewed as [outer, len, inner] along its middle
+/// axis.
+template <class T, bool Log = false>
 void softmax(const Parallel& par, const Scratch& scratch, const T* in, T* out, std::int64_t outer,
              std::int64_t len, std::int64_t inner) {
   using C = compute_t<T>;
@@ -242,7 +294,14 @@ void softmax(const Parallel& par, const Scratch& scratch, const T* in, T* out, s
                     for (std::size_t r = b; r < e; ++r) {
                       const T* x = in + static_cast<std::int64_t>(r) * len;
                       T* y = out + static_cast<std::int64_t>(r) * len;
-                      if constexpr (std::is_same_v<C, T>) {
+                      if constexpr (Log) {
+                        C* work = nullptr;
+                        if constexpr (std::is_same_v<C, T>)
+                          work = y;
+                        else
+                          work = copy;
+                        d::log_softmax_row(x, y, work, len);
+                      } else if constexpr (std::is_same_v<C, T>) {
                         d::softmax_row(x, y, len);
                       } else {
                         for (std::int64_t i = 0; i < len; ++i) copy[i] = static_cast<C>(x[i]);
@@ -267,7 +326,9 @@ void softmax(const Parallel& par, const Scratch& scratch, const T* in, T* out, s
                     const std::int64_t w = std::min(d::kColumns, inner - c0);
                     const T* x = in + o * len * inner + c0;
                     T* y = out + o * len * inner + c0;
-                    if constexpr (std::is_same_v<C, T>) {
+                    if constexpr (Log) {
+                      d::log_softmax_columns(x, y, len, w, inner, m, s, copy);
+                    } else if constexpr (std::is_same_v<C, T>) {
                       d::softmax_columns(x, y, len, w, inner, m, s);
                     } else {
                       for (std::int64_t i = 0; i < len; ++i)

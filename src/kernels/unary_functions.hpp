@@ -1,6 +1,7 @@
 #pragma once
 // The scalar functions of the element-wise unary math ops (Relu, Sigmoid, Tanh, Exp, Log, Sqrt,
-// Abs, Negative, Floor, Ceiling, Erf, Sin, Cos, SoftPlus), each inlined into the loop of
+// Abs, Negative, Floor, Ceiling, Erf, Sin, Cos, SoftPlus, Elu, Mish, HardSigmoid), each inlined
+// into the loop of
 // kernels/unary.hpp; the binary ops' are in kernels/binary_functions.hpp. Each is called on the
 // compute type (float for the 16-bit floats, the type itself otherwise).
 
@@ -164,6 +165,42 @@ template <class C>
 struct SoftPlusKernel {
   C threshold;
   IRLITE_INLINE C operator()(C x) const { return x < threshold ? std::log(std::exp(x) + C(1)) : x; }
+};
+
+// x below zero: alpha * (exp(x) - 1), exp(x) - 1 in the compute type and the product in double,
+// as OpenVINO's reference mixes them, but with expm1: the reference's exp(x) - 1 loses the
+// digits of x near zero. Other values (-0 and NaN included) pass unchanged.
+template <class C>
+struct EluKernel {
+  double alpha;
+  IRLITE_INLINE C operator()(C x) const {
+    return x < C(0) ? static_cast<C>(alpha * static_cast<double>(std::expm1(x))) : x;
+  }
+};
+
+// x * tanh(log(exp(x) + 1)): the exponential in the compute type (infinite from about 88.7 in
+// float, which gives x), the rest in double, rounded once, as OpenVINO's reference, except that
+// log(1 + e) is log1p(e), which keeps the small values of x far below zero (the reference's
+// log(e + 1) loses their last digits in f64).
+struct Mish {
+  template <class C>
+  IRLITE_INLINE C operator()(C x) const {
+    const double e = static_cast<double>(std::exp(x));
+    return static_cast<C>(static_cast<double>(x) * std::tanh(std::log1p(e)));
+  }
+};
+
+// max(0, min(1, alpha * x + beta)) with the reference's std::min and std::max, whose order of
+// comparisons turns NaN into 1 (min(1, NaN) is 1).
+template <class C>
+struct HardSigmoidKernel {
+  C alpha;
+  C beta;
+  IRLITE_INLINE C operator()(C x) const {
+    const C v = alpha * x + beta;
+    const C upper = v < C(1) ? v : C(1);
+    return C(0) < upper ? upper : C(0);
+  }
 };
 
 }  // namespace irlite::unary_fn

@@ -1,5 +1,7 @@
 // Softmax-1 and Softmax-8: exp(x) / sum(exp(x)) along one axis, float types only. Softmax-1
-// takes an axis in [0, rank), Softmax-8 also a negative one counted from the end.
+// takes an axis in [0, rank), Softmax-8 also a negative one counted from the end. LogSoftmax-5:
+// (x - max) - log(sum(exp(x - max))) along one axis, negative axes as Softmax-8's; the kernel
+// is Softmax's (kernels/softmax.hpp).
 
 #include "kernels/softmax.hpp"
 
@@ -13,7 +15,8 @@ namespace irlite {
 namespace {
 
 struct SoftmaxAttributes {
-  int version = 8;  // not an attribute: Softmax-1 refuses a negative axis
+  int version = 8;   // not an attribute: Softmax-1 refuses a negative axis
+  bool log = false;  // not an attribute: LogSoftmax
   std::int64_t axis = 1;
   void visit(AttributeVisitor& v) {
     v.on("axis", axis, 1);
@@ -50,8 +53,12 @@ class SoftmaxOp final : public Op {
     const Layout l = layout(data.shape());
     if (!dispatch_float(data.element_type(), [&](auto tag) {
           using T = typename decltype(tag)::type;
-          softmax(context.parallel, context.scratch, data.data<T>(), outputs[0].data<T>(), l.outer,
-                  l.len, l.inner);
+          if (attributes_.log)
+            softmax<T, true>(context.parallel, context.scratch, data.data<T>(),
+                             outputs[0].data<T>(), l.outer, l.len, l.inner);
+          else
+            softmax<T>(context.parallel, context.scratch, data.data<T>(), outputs[0].data<T>(),
+                       l.outer, l.len, l.inner);
         }))
       no_kernel(0, data.element_type());
   }
@@ -93,9 +100,10 @@ class SoftmaxOp final : public Op {
   SoftmaxAttributes attributes_;
 };
 
-template <int Version>
+template <int Version, bool Log = false>
 std::unique_ptr<const Op> create(const Attributes& a) {
-  return std::make_unique<SoftmaxOp>(read_attributes(a, SoftmaxAttributes{.version = Version}));
+  return std::make_unique<SoftmaxOp>(
+      read_attributes(a, SoftmaxAttributes{.version = Version, .log = Log}));
 }
 
 }  // namespace
@@ -123,6 +131,20 @@ OpDef softmax_v8_op() {
       .max_inputs = 1,
       .num_outputs = 1,
       .create = create<8>,
+      .input_types = {{"data", real_types()}},
+      .output_types = {{"output", real_types()}},
+  };
+}
+
+OpDef log_softmax_op() {
+  return {
+      .type = "LogSoftmax",
+      .version = 5,
+      .since_opset = 5,
+      .min_inputs = 1,
+      .max_inputs = 1,
+      .num_outputs = 1,
+      .create = create<5, true>,
       .input_types = {{"data", real_types()}},
       .output_types = {{"output", real_types()}},
   };

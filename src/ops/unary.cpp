@@ -1,7 +1,7 @@
-// The element-wise unary math ops without attributes: Relu-1, Sigmoid-1, Tanh-1, Exp-1, Log-1,
-// Sqrt-1, Abs-1, Negative-1, Floor-1, Ceiling-1, Erf-1, Sin-1, Cos-1 and SoftPlus-4, each a
-// registry entry over its scalar function in kernels/unary_functions.hpp; the 16-bit floats are
-// computed in float and rounded once.
+// The element-wise unary math ops of one input: Relu-1, Sigmoid-1, Tanh-1, Exp-1, Log-1, Sqrt-1,
+// Abs-1, Negative-1, Floor-1, Ceiling-1, Erf-1, Sin-1, Cos-1, SoftPlus-4, Mish-4 and Elu-1 (its
+// `alpha` an attribute), each a registry entry over its scalar function in
+// kernels/unary_functions.hpp; the 16-bit floats are computed in float and rounded once.
 //
 // OpenVINO accepts every numeric type for the ops of opset1 (its reference kernels cover a few
 // of them each), and so does irlite, with the reference's formula for each: integer inputs of
@@ -36,6 +36,19 @@ struct SoftPlusFn {
     }
   }
   void visit(AttributeVisitor&) {}
+};
+
+// Elu-1's `alpha`, required. The specification asks for a non-negative value; any other number
+// is computed by the formula as well.
+struct EluFn {
+  static constexpr bool integers = false;
+  static constexpr bool monotonic = false;
+  double alpha = 0;
+  void visit(AttributeVisitor& v) { v.on("alpha", alpha); }
+  template <class T, class Run>
+  void apply(Run run) const {
+    if constexpr (is_float_storage_v<T>) run(Lifted<T, EluKernel<compute_t<T>>>{{alpha}});
+  }
 };
 
 }  // namespace
@@ -83,6 +96,13 @@ OpDef cos_op() {
 }
 OpDef softplus_op() {
   return unary_def<SoftPlusFn>("SoftPlus", 4, 4);
+}
+
+OpDef mish_op() {
+  return unary_def<PlainFn<Mish, false, false>>("Mish", 4, 4);
+}
+OpDef elu_op() {
+  return unary_def<EluFn>("Elu", 1, 1);
 }
 
 }  // namespace irlite

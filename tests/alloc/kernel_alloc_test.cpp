@@ -379,3 +379,26 @@ TEST_CASE("pools take their row buffers from the arena and allocate nothing else
       CHECK(allocated_in_execute(t, {filled(type, {2, 8, 61, 67}, value)}, 3).count == 0);
     }
 }
+
+TEST_CASE("FakeQuantize takes its converted limits from the arena and allocates nothing else") {
+  // f16 data with per-channel f32 limits (converted into scratch), and f32 with per-tensor ones.
+  for (const ElementType type : {ElementType::f16, ElementType::f32}) {
+    CAPTURE(to_string(type));
+    OpTester t("FakeQuantize", "opset1");
+    t.attr("levels", 256);
+    t.input_parameter("x", type, any_shape(4));
+    const Shape channel = type == ElementType::f16 ? Shape{1, 8, 1, 1} : Shape{};
+    const auto limit = [&](double v) {
+      return filled(ElementType::f32, channel, [&](std::size_t i) { return v + 0.25 * i; });
+    };
+    const std::vector<Tensor> limits = {limit(-1), limit(1), limit(-2), limit(2)};
+    for (const char* name : {"il", "ih", "ol", "oh"})
+      t.input_parameter(name, ElementType::f32, PartialShape::from_shape(channel));
+    const auto value = [](std::size_t i) { return static_cast<double>(i % 41) / 10 - 2; };
+    std::vector<Tensor> small{filled(type, {1, 8, 3, 5}, value)};
+    std::vector<Tensor> large{filled(type, {2, 8, 61, 67}, value)};
+    small.insert(small.end(), limits.begin(), limits.end());
+    large.insert(large.end(), limits.begin(), limits.end());
+    check_no_data_sized_allocation(t, small, large);
+  }
+}

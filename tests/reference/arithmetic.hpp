@@ -93,7 +93,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
     const std::vector<std::size_t> c = coords(shape, o);
     const std::vector<std::size_t> bc(c.begin(), c.end() - 2);
     const std::size_t i = c[c.size() - 2], j = c.back();
-    std::vector<std::size_t> ac = broadcast_coords(a_batch, bc), bcc = broadcast_coords(b_batch, bc);
+    std::vector<std::size_t> ac = broadcast_coords(a_batch, bc),
+                             bcc = broadcast_coords(b_batch, bc);
     ac.resize(ac.size() + 2);
     bcc.resize(bcc.size() + 2);
     wide_t<T> sum{};
@@ -136,6 +137,26 @@ std::vector<double> softmax(const Tensor& x, std::size_t axis) {
   return y;
 }
 
+/// LogSoftmax along `axis`: log(exp(x) / sum(exp(x))) over each slice, in double, as the
+/// logarithm of the quotient written out: x - log(sum(exp(x))), the sum taken relative to the
+/// slice's maximum so that it is finite.
+template <class T>
+std::vector<double> log_softmax(const Tensor& x, std::size_t axis) {
+  const Shape& s = x.shape();
+  const auto value = [&x](std::size_t i) { return static_cast<double>(ordered(x.data<T>()[i])); };
+  std::vector<double> y(x.size());
+  for (std::size_t o = 0; o < x.size(); ++o) {
+    std::vector<std::size_t> c = coords(s, o);
+    double m = -std::numeric_limits<double>::infinity(), total = 0;
+    for (c[axis] = 0; c[axis] < static_cast<std::size_t>(s[axis]); ++c[axis])
+      m = std::max(m, value(position(s, c)));
+    for (c[axis] = 0; c[axis] < static_cast<std::size_t>(s[axis]); ++c[axis])
+      total += std::exp(value(position(s, c)) - m);
+    y[o] = value(o) - (m + std::log(total));
+  }
+  return y;
+}
+
 enum class Reduction { max, min, sum, prod, mean, l1, l2 };
 
 /// The reductions over `axes` (distinct, non-negative), the reduced dims kept as 1 or dropped.
@@ -165,13 +186,25 @@ Tensor reduce(Reduction kind, const Tensor& x, const std::set<std::size_t>& axes
     const wide_t<T> w = widen(v);
     ++seen[o];
     switch (kind) {
-      case Reduction::max: extreme[o] = std::max(extreme[o], ordered(v)); break;
-      case Reduction::min: extreme[o] = std::min(extreme[o], ordered(v)); break;
+      case Reduction::max:
+        extreme[o] = std::max(extreme[o], ordered(v));
+        break;
+      case Reduction::min:
+        extreme[o] = std::min(extreme[o], ordered(v));
+        break;
       case Reduction::sum:
-      case Reduction::mean: acc[o] += w; break;
-      case Reduction::prod: acc[o] *= w; break;
-      case Reduction::l1: acc[o] += ordered(v) < 0 ? wide_t<T>(0) - w : w; break;
-      case Reduction::l2: acc[o] += w * w; break;
+      case Reduction::mean:
+        acc[o] += w;
+        break;
+      case Reduction::prod:
+        acc[o] *= w;
+        break;
+      case Reduction::l1:
+        acc[o] += ordered(v) < 0 ? wide_t<T>(0) - w : w;
+        break;
+      case Reduction::l2:
+        acc[o] += w * w;
+        break;
     }
   }
   Tensor y(type, shape);
