@@ -1,7 +1,7 @@
 // The float GEMM (kernels/gemm.hpp) against a plain loop over k, for every kernel this CPU runs:
 // random shapes with tails of the register tile and of the k blocks, transposes, batches with
-// broadcast indices, 16-bit floats, the epilogue, B packed ahead or given raw, and the same bits
-// on 1, 2, 3 and 8 threads.
+// broadcast indices, 16-bit floats, the epilogue, B packed ahead or given raw (packed into a
+// lent Scratch or not), and the same bits on 1, 2, 3 and 8 threads.
 //
 // The loop sums acc = fma(a, b, acc) from zero in increasing k for the kernels that fuse
 // (gemm_fuses(): AVX2 + FMA and AVX-512), and acc = acc + a * b with the product rounded first
@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/buffer.hpp"
 #include "irlite/float16.hpp"
 #include "irlite/scratch.hpp"
 #include "kernels/gemm.hpp"
@@ -134,14 +135,21 @@ void check_case(std::mt19937& rng, const Case& c, Bias bias_kind = Bias::none,
   args.a_index = ai.data();
   args.b_index = bi.data();
   args.epilogue = epilogue;
-  const auto run = [&](const Parallel& par, GemmIsa isa, bool packed) {
+  // With `lent`, B given raw is packed into a Scratch of exactly gemm_scratch() bytes, which
+  // also holds the per-thread buffers; taking more throws.
+  const auto run = [&](const Parallel& par, GemmIsa isa, bool packed, bool lent = false) {
     std::vector<T> out(static_cast<std::size_t>(c.batches * c.m * c.n), T(-7.0f));
     GemmArgs<T> call = args;
     call.c = out.data();
+    const std::size_t bytes = lent ? gemm_scratch(c.m, c.n, c.k, c.b_count, par.threads()) : 0;
+    const std::shared_ptr<void> arena = allocate_buffer(bytes);
+    const Scratch scratch(arena.get(), bytes);
+    if (lent) call.scratch = &scratch;
     if (packed)
       gemm(par, call, PackedB(b.data(), c.b_count, c.k, c.n, c.tb, isa, par));
     else
       gemm(par, call, b.data(), c.b_count, c.tb);
+    CHECK(scratch.bytes() <= bytes);
     return out;
   };
   for (GemmIsa isa : supported_isas()) {
@@ -158,9 +166,11 @@ void check_case(std::mt19937& rng, const Case& c, Bias bias_kind = Bias::none,
   // kernel.
   const std::vector<T> want = oracle(c, a, b, ai, bi, epilogue, gemm_fuses(gemm_isa()));
   same_bits(run(Parallel(), gemm_isa(), false), want, "raw B, one thread");
+  same_bits(run(Parallel(), gemm_isa(), false, true), want, "raw B in scratch, one thread");
   for (ThreadPool* pool : test_pools()) {
     CAPTURE(pool->size());
     same_bits(run(Parallel(pool), gemm_isa(), false), want, "raw B, threads");
+    same_bits(run(Parallel(pool), gemm_isa(), false, true), want, "raw B in scratch, threads");
   }
 }
 

@@ -16,60 +16,104 @@
 #include <vector>
 
 #include "api/model_impl.hpp"
+#include "graph_builder.hpp"
 #include "irlite/irlite.hpp"
 #include "temp_dir.hpp"
+#include "tensors.hpp"
 #include "test_fifo.hpp"
 
 using namespace irlite;
 
 namespace {
 
-std::string parameter(int id, const std::string& name, const std::string& type,
-                      const std::string& shape, const std::string& precision = "FP32",
-                      const std::string& dims = "") {
-  return "<layer id=\"" + std::to_string(id) + "\" name=\"" + name +
-         "\" type=\"Parameter\" version=\"opset1\"><data shape=\"" + shape +
-         "\" element_type=\"" + type + "\"/><output><port id=\"0\" precision=\"" + precision +
-         "\" names=\"" + name + "_tensor\">" + dims + "</port></output></layer>\n";
+using test::GraphBuilder;
+using Port = GraphBuilder::Port;
+
+/// A Parameter named `name` whose tensor is `<name>_tensor`, its `shape` and `element_type`
+/// written as given and its port (FP32, no dims) as the reader then infers it.
+Port parameter(GraphBuilder& g, const std::string& name, const std::string& shape = "1",
+               const std::string& type = "f32") {
+  const Port p = g.parameter(name, ElementType::f32, PartialShape::dynamic_rank());
+  g.at(p).data = {{"shape", shape}, {"element_type", type}};
+  g.at(p).outputs[0].names = name + "_tensor";
+  return p;
 }
 
-std::string result(int id, const std::string& name) {
-  return "<layer id=\"" + std::to_string(id) + "\" name=\"" + name +
-         "\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"/></input></layer>\n";
+/// A Result named `name` (no `/sink_port_0`) reading `from`, whose tensor names stay.
+std::size_t result(GraphBuilder& g, Port from, const std::string& name) {
+  const std::string names = g.at(from).outputs.at(from.output).names;
+  const std::size_t r = g.result(from, name);
+  g.at(from).outputs.at(from.output).names = names;
+  g.at(r).name = name;
+  return r;
 }
 
-std::string edge(int from, int from_port, int to, int to_port) {
-  return "<edge from-layer=\"" + std::to_string(from) + "\" from-port=\"" +
-         std::to_string(from_port) + "\" to-layer=\"" + std::to_string(to) + "\" to-port=\"" +
-         std::to_string(to_port) + "\"/>\n";
+/// A Const with id `id` named `c<id>` (tensor `c`) whose `<data>` says the element type, the
+/// shape and the place in the weights as given: the weights are the test's own.
+Port constant(GraphBuilder& g, std::int64_t id, const std::string& type, const std::string& shape,
+              std::uint64_t offset, std::uint64_t size) {
+  const Port c = g.constant("c", Tensor(ElementType::u8, {0}));
+  GraphBuilder::Layer& l = g.at(c);
+  l.id = id;
+  l.name = "c" + std::to_string(id);
+  l.data = {{"element_type", type},
+            {"shape", shape},
+            {"offset", std::to_string(offset)},
+            {"size", std::to_string(size)}};
+  l.outputs[0].shape = PartialShape::dynamic_rank();
+  l.outputs[0].precision = type;
+  return c;
 }
 
-std::string net(const std::string& layers, const std::string& edges, int version = 11) {
-  return "<?xml version=\"1.0\"?>\n<net name=\"test\" version=\"" + std::to_string(version) +
-         "\">\n<layers>\n" + layers + "</layers>\n<edges>\n" + edges + "</edges>\n<rt_info/>\n</net>\n";
+/// Parameter `x` (tensor `x_tensor`) of `type` and `shape`, as written, read by a Result.
+GraphBuilder identity(const std::string& type, const std::string& shape, int version = 11) {
+  GraphBuilder g("test", version);
+  result(g, parameter(g, "x", shape, type), "x/sink_port_0");
+  return g;
 }
 
-std::string identity(const std::string& type, const std::string& shape, int version = 11) {
-  return net(parameter(0, "x", type, shape) + result(1, "x/sink_port_0"), edge(0, 0, 1, 0),
-             version);
+/// Const `c0` of `type` and `shape` at [offset, offset + size) of the weights, read by a Result.
+GraphBuilder const_model(const std::string& type, const std::string& shape, std::uint64_t offset,
+                         std::uint64_t size) {
+  GraphBuilder g;
+  result(g, constant(g, 0, type, shape, offset, size), "r");
+  return g;
 }
 
-std::string constant(int id, const std::string& type, const std::string& shape,
-                     std::uint64_t offset, std::uint64_t size) {
-  return "<layer id=\"" + std::to_string(id) + "\" name=\"c" + std::to_string(id) +
-         "\" type=\"Const\" version=\"opset1\"><data element_type=\"" + type + "\" shape=\"" +
-         shape + "\" offset=\"" + std::to_string(offset) + "\" size=\"" + std::to_string(size) +
-         "\"/><output><port id=\"0\" precision=\"" + type + "\" names=\"c\"/></output></layer>\n";
+/// "test.xml:<line>:<column>" of the element whose start tag begins `xml`'s first `tag`: where
+/// the loader says a problem of that element is.
+std::string location_of(const std::string& xml, const std::string& tag) {
+  const std::size_t at = xml.find(tag);
+  REQUIRE(at != std::string::npos);
+  const std::size_t line_start = xml.rfind('\n', at) + 1;  // 0 when there is no newline before
+  return "test.xml:" +
+         std::to_string(1 + std::count(xml.begin(), xml.begin() + static_cast<long>(at), '\n')) +
+         ":" + std::to_string(at - line_start + 2);
 }
 
 Model load(const std::string& xml, std::span<const std::byte> weights = {}) {
   return Model::load_from_memory(xml, weights, {}, "test.xml");
 }
 
+Model load(const GraphBuilder& g) {
+  return g.load();
+}
+
 /// Loads and returns the error message; fails the test if loading succeeds.
 std::string load_error(const std::string& xml, std::span<const std::byte> weights = {}) {
   try {
     load(xml, weights);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  FAIL("the model loaded");
+  return {};
+}
+
+/// The same for a model with the weights of its Consts' values.
+std::string load_error(const GraphBuilder& g) {
+  try {
+    load(g);
   } catch (const Error& e) {
     return e.what();
   }
@@ -121,23 +165,34 @@ TEST_CASE("Parameter shapes: static, dynamic, intervals, dynamic rank, scalar") 
 TEST_CASE("element types in both spellings; unknown ones are located errors") {
   CHECK(load(identity("FP16", "2")).inputs()[0].element_type == ElementType::f16);
   CHECK(load(identity("boolean", "2")).inputs()[0].element_type == ElementType::boolean);
-  const std::string e = load_error(identity("f17", "2"));
-  CHECK(e.find("test.xml:4:") == 0);
+  const GraphBuilder f17 = identity("f17", "2");
+  const std::string e = load_error(f17);
+  // Located at the <data> element that holds the attribute.
+  CHECK(e.find(location_of(f17.xml(), "<data shape=\"2\" element_type=\"f17\"") + ":") == 0);
   CHECK(e.find("layer 0 'x' (Parameter-1)") != std::string::npos);
   CHECK(e.find("attribute 'element_type' = 'f17': unknown element type") != std::string::npos);
 }
 
 namespace {
 
-/// The error loading `xml` throws; fails the test if loading succeeds.
-Error load_failure(const std::string& xml) {
+/// The error loading `g` throws; fails the test if loading succeeds.
+Error load_failure(const GraphBuilder& g) {
   try {
-    load(xml);
+    load(g);
   } catch (const Error& e) {
     return e;
   }
   FAIL("the model loaded");
   return Error(ErrorCode::usage, "");
+}
+
+/// An f32 Parameter `x` [2] whose port says `precision`, read by a Result.
+GraphBuilder port_precision(const std::string& precision) {
+  GraphBuilder g;
+  const Port x = parameter(g, "x", "2");
+  g.at(x).outputs[0].precision = precision;
+  result(g, x, "r");
+  return g;
 }
 
 }  // namespace
@@ -153,8 +208,7 @@ TEST_CASE("valid IR element types irlite lacks are unsupported, not unknown") {
                                      type + "': unsupported element type '" + type + "'") !=
           std::string::npos);
     // The same word as a port's precision.
-    const Error p =
-        load_failure(net(parameter(0, "x", "f32", "2", type) + result(1, "r"), edge(0, 0, 1, 0)));
+    const Error p = load_failure(port_precision(type));
     CHECK(p.code() == ErrorCode::unsupported);
     CHECK(p.context().port_kind == ErrorContext::PortKind::output);
     CHECK(p.context().port == 0);
@@ -164,8 +218,7 @@ TEST_CASE("valid IR element types irlite lacks are unsupported, not unknown") {
   for (const std::string type : {"f17", "u5", "fp32", "nf8", "F8E4M3FN"}) {
     CAPTURE(type);
     CHECK(load_failure(identity(type, "2")).code() == ErrorCode::format);
-    const Error p =
-        load_failure(net(parameter(0, "x", "f32", "2", type) + result(1, "r"), edge(0, 0, 1, 0)));
+    const Error p = load_failure(port_precision(type));
     CHECK(p.code() == ErrorCode::format);
     CHECK(p.message() == "unknown precision '" + type + "'");
   }
@@ -181,62 +234,77 @@ TEST_CASE("malformed XML, wrong root and IR versions are refused") {
 }
 
 TEST_CASE("layers: mandatory attributes, duplicate ids, unknown ops and versions") {
-  CHECK(load_error(net("<layer name=\"a\" type=\"Parameter\" version=\"opset1\"/>", ""))
-            .find("missing the mandatory attribute 'id'") != std::string::npos);
-  CHECK(load_error(net(parameter(0, "a", "f32", "1") + parameter(0, "b", "f32", "1") +
-                           result(2, "r"),
-                       edge(0, 0, 2, 0)))
-            .find("duplicate layer id 0") != std::string::npos);
-  const std::string unknown = load_error(net(
-      parameter(0, "a", "f32", "1") +
-          "<layer id=\"1\" name=\"r\" type=\"NoSuchOp\" version=\"opset5\"><input><port id=\"0\"/>"
-          "</input><output><port id=\"1\" precision=\"FP32\"/></output></layer>" +
-          result(2, "out"),
-      edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  GraphBuilder no_id;
+  no_id.raw_layer("<layer name=\"a\" type=\"Parameter\" version=\"opset1\"/>");
+  CHECK(load_error(no_id).find("missing the mandatory attribute 'id'") != std::string::npos);
+  GraphBuilder twice;
+  const Port a = parameter(twice, "a");
+  twice.at(parameter(twice, "b")).id = 0;
+  result(twice, a, "r");
+  CHECK(load_error(twice).find("duplicate layer id 0") != std::string::npos);
+  GraphBuilder no_such_op;
+  result(no_such_op,
+         no_such_op.layer("NoSuchOp", "opset5", {}, {parameter(no_such_op, "a")},
+                          {ElementType::f32}, "r")[0],
+         "out");
+  const std::string unknown = load_error(no_such_op);
   CHECK(unknown.find("layer 1 'r' (NoSuchOp)") != std::string::npos);
   // The message names the type alone: the list of what irlite has is supported_ops()'s.
   CHECK(unknown.ends_with("unsupported op type 'NoSuchOp'"));
-  const std::string opset = load_error(net(
-      "<layer id=\"0\" name=\"a\" type=\"Parameter\" version=\"opset99\"><data shape=\"1\" "
-      "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"/></output></layer>" +
-          result(1, "out"),
-      edge(0, 0, 1, 0)));
+  GraphBuilder opset99;
+  const Port p = parameter(opset99, "a");
+  opset99.at(p).version = "opset99";
+  result(opset99, p, "out");
+  const std::string opset = load_error(opset99);
   CHECK(opset.find("unsupported version 'opset99'") != std::string::npos);
   CHECK(opset.find("Parameter-1 (opset1)") != std::string::npos);
 }
 
 TEST_CASE("edges: missing layers and ports, ports fed twice or never, cycles, no Result") {
-  const std::string layers = parameter(0, "a", "f32", "1") + result(1, "out");
-  CHECK(load_error(net(layers, edge(0, 0, 7, 0))).find("edge to layer 7, which does not exist") !=
+  // Parameter 0 and Result 1, with only the edge given.
+  const auto with_edge = [](std::int64_t from, std::int64_t from_port, std::int64_t to,
+                            std::int64_t to_port) {
+    GraphBuilder g;
+    result(g, parameter(g, "a"), "out");
+    g.edges_from_inputs(false);
+    g.edge(from, from_port, to, to_port);
+    return g;
+  };
+  CHECK(load_error(with_edge(0, 0, 7, 0)).find("edge to layer 7, which does not exist") !=
         std::string::npos);
-  CHECK(load_error(net(layers, edge(5, 0, 1, 0))).find("edge from layer 5, which does not exist") !=
+  CHECK(load_error(with_edge(5, 0, 1, 0)).find("edge from layer 5, which does not exist") !=
         std::string::npos);
-  CHECK(load_error(net(layers, edge(0, 3, 1, 0)))
-            .find("output port 3, which the layer does not have") != std::string::npos);
-  const std::string bad_in = load_error(net(layers, edge(0, 0, 1, 4)));
+  CHECK(load_error(with_edge(0, 3, 1, 0)).find("output port 3, which the layer does not have") !=
+        std::string::npos);
+  const std::string bad_in = load_error(with_edge(0, 0, 1, 4));
   CHECK(bad_in.find("layer 1 'out' (Result-1)") != std::string::npos);
   CHECK(bad_in.find("input port 4, which the layer does not have") != std::string::npos);
-  const std::string unfed = load_error(net(layers, ""));
+  GraphBuilder no_edge;
+  result(no_edge, parameter(no_edge, "a"), "out");
+  no_edge.edges_from_inputs(false);
+  const std::string unfed = load_error(no_edge);
   CHECK(unfed.find("layer 1 'out' (Result-1), input port 0: input port is not fed") !=
         std::string::npos);
-  const std::string twice = load_error(
-      net(parameter(0, "a", "f32", "1") + parameter(2, "b", "f32", "1") + result(1, "out"),
-          edge(0, 0, 1, 0) + edge(2, 0, 1, 0)));
+  GraphBuilder fed_twice;
+  result(fed_twice, parameter(fed_twice, "a"), "out");
+  fed_twice.edge(static_cast<std::int64_t>(parameter(fed_twice, "b").layer), 0, 1, 0);
+  const std::string twice = load_error(fed_twice);
   CHECK(twice.find("input port 0: port is fed twice") != std::string::npos);
-  CHECK(load_error(net(parameter(0, "a", "f32", "1"), "")).find("no Result layer") !=
-        std::string::npos);
+  GraphBuilder no_result;
+  parameter(no_result, "a");
+  CHECK(load_error(no_result).find("no Result layer") != std::string::npos);
   // Two Results feeding each other through made-up outputs would not be valid IR; a cycle needs
   // ops with inputs and outputs: use layers of an unknown type and collect every problem.
-  const std::string loop =
-      "<layer id=\"5\" name=\"p\" type=\"Foo\" version=\"opset1\"><input><port id=\"0\"/></input>"
-      "<output><port id=\"1\" precision=\"FP32\"/></output></layer>"
-      "<layer id=\"6\" name=\"q\" type=\"Foo\" version=\"opset1\"><input><port id=\"0\"/></input>"
-      "<output><port id=\"1\" precision=\"FP32\"/></output></layer>" +
-      result(7, "out");
+  GraphBuilder loop;
+  const Port p = loop.layer("Foo", "opset1", {}, {Port{1, 0}}, {ElementType::f32}, "p")[0];
+  const Port q = loop.layer("Foo", "opset1", {}, {p}, {ElementType::f32}, "q")[0];
+  const std::size_t out = result(loop, q, "out");
+  loop.at(p).id = 5;
+  loop.at(q).id = 6;
+  loop.at(out).id = 7;
   LoadOptions keep;
   keep.keep_going = true;
-  const Model m = Model::load_from_memory(
-      net(loop, edge(5, 1, 6, 0) + edge(6, 1, 5, 0) + edge(6, 1, 7, 0)), {}, keep, "test.xml");
+  const Model m = loop.load(keep);
   bool cycle = false;
   for (const Error& e : m.problems())
     cycle |= std::string(e.what()).find("on a cycle: 5 'p' -> 6 'q' -> 5 'p'") != std::string::npos ||
@@ -250,34 +318,41 @@ TEST_CASE("edges: missing layers and ports, ports fed twice or never, cycles, no
 }
 
 TEST_CASE("output ports: precision is mandatory, dims are integers >= -1") {
-  CHECK(load_error(net(parameter(0, "a", "f32", "1", "FP99") + result(1, "r"), edge(0, 0, 1, 0)))
-            .find("output port 0: unknown precision 'FP99'") != std::string::npos);
-  CHECK(load_error(net(parameter(0, "a", "f32", "1", "FP32", "<dim>-2</dim>") + result(1, "r"),
-                       edge(0, 0, 1, 0)))
-            .find("dimension '-2' must be an integer >= -1") != std::string::npos);
+  CHECK(load_error(port_precision("FP99")).find("output port 0: unknown precision 'FP99'") !=
+        std::string::npos);
+  GraphBuilder g;
+  const Port a = parameter(g, "a");
+  g.at(a).outputs[0].dims = "<dim>-2</dim>";
+  result(g, a, "r");
+  CHECK(load_error(g).find("dimension '-2' must be an integer >= -1") != std::string::npos);
 }
 
 TEST_CASE("declared dims that contradict inference are warnings") {
-  const Model m = load(net(parameter(0, "a", "f32", "2,3", "FP32", "<dim>2</dim><dim>4</dim>") +
-                               result(1, "r"),
-                           edge(0, 0, 1, 0)));
+  // The Parameter [2,3] (or [2..8,3]) whose port declares these dims.
+  const auto declared = [](const std::string& shape, const PartialShape& dims) {
+    GraphBuilder g;
+    const Port a = parameter(g, "a", shape);
+    g.declare(a, ElementType::f32, dims);
+    result(g, a, "r");
+    return g;
+  };
+  const Model m = load(declared("2,3", PartialShape{2, 4}));
   REQUIRE(m.warnings().size() == 1);
   CHECK(std::string(m.warnings()[0].what()).find("output port 0: the IR declares f32 [2,4] but "
                                                  "irlite infers f32 [2,3]") != std::string::npos);
   CHECK(m.layers()[0].outputs[0].declared_differs);
   // -1 for an interval dimension is how OpenVINO writes it: no warning.
-  const Model ok = load(net(parameter(0, "a", "f32", "2..8,3", "FP32", "<dim>-1</dim><dim>3</dim>") +
-                                result(1, "r"),
-                            edge(0, 0, 1, 0)));
+  const Model ok = load(declared("2..8,3", PartialShape{Dimension(2, 8), 3}));
   CHECK(ok.warnings().empty());
 }
 
 TEST_CASE("layers that reach no Result are reported and not run") {
   std::vector<std::byte> w(4);
-  const Model m = load(net(parameter(0, "a", "f32", "1") + constant(2, "f32", "1", 0, 4) +
-                               result(1, "r"),
-                           edge(0, 0, 1, 0)),
-                       w);
+  GraphBuilder g;
+  const Port a = parameter(g, "a");
+  constant(g, 2, "f32", "1", 0, 4);
+  g.at(result(g, a, "r")).id = 1;
+  const Model m = load(g.xml(), w);
   REQUIRE(m.warnings().size() == 1);
   CHECK(std::string(m.warnings()[0].what()).find("layer 2 'c2' (Constant-1): the layer reaches no Result") !=
         std::string::npos);
@@ -290,21 +365,21 @@ TEST_CASE("layers that reach no Result are reported and not run") {
 TEST_CASE("a layer that reaches no Result does not reject the model with its shape rule") {
   // A TopK over a Const of 3 values with a Const k of 5: refused when its values are an output,
   // loaded and run when nothing reads them.
-  std::vector<std::byte> w(24);
-  const float data[3] = {1.0f, 3.0f, 2.0f};
-  const std::int64_t k = 5;
-  std::memcpy(w.data(), data, sizeof data);
-  std::memcpy(w.data() + 16, &k, sizeof k);
-  const std::string topk =
-      "<layer id=\"2\" name=\"dead_topk\" type=\"TopK\" version=\"opset11\">"
-      "<data axis=\"0\" mode=\"max\" sort=\"value\" index_element_type=\"i32\"/>"
-      "<input><port id=\"0\"/><port id=\"1\"/></input><output>"
-      "<port id=\"2\" precision=\"FP32\"><dim>5</dim></port>"
-      "<port id=\"3\" precision=\"I32\"><dim>5</dim></port></output></layer>\n";
-  const std::string layers = constant(0, "f32", "3", 0, 12) + constant(1, "i64", "", 16, 8) +
-                             topk + parameter(3, "x", "f32", "2");
-  const std::string edges = edge(0, 0, 2, 0) + edge(1, 0, 2, 1);
-  const Model m = load(net(layers + result(4, "r"), edges + edge(3, 0, 4, 0)), w);
+  const auto model = [](bool live) {
+    GraphBuilder g;
+    const Port data = g.constant("c0", test::tensor(ElementType::f32, {3}, {1, 3, 2}));
+    const Port k = g.constant("c1", test::ints(ElementType::i64, {}, {5}));
+    const std::vector<Port> topk =
+        g.layer("TopK", "opset11",
+                {{"axis", "0"}, {"mode", "max"}, {"sort", "value"}, {"index_element_type", "i32"}},
+                {data, k}, {ElementType::f32, ElementType::i32}, "dead_topk");
+    g.declare(topk[0], ElementType::f32, PartialShape{5});
+    g.declare(topk[1], ElementType::i32, PartialShape{5});
+    const Port x = parameter(g, "x", "2");
+    result(g, live ? topk[0] : x, "r");
+    return g;
+  };
+  const Model m = load(model(false));
   CHECK(m.problems().empty());
   const LayerInfo& dead = m.layers()[2];
   CHECK(dead.name == "dead_topk");
@@ -326,14 +401,14 @@ TEST_CASE("a layer that reaches no Result does not reject the model with its sha
   const auto out = Session(m).run({{"x", Tensor::view(ElementType::f32, {2}, x)}});
   CHECK(out.at("x_tensor").values<float>()[1] == 5.0f);
   // The same TopK feeding a Result is checked.
-  const std::string live = load_error(net(layers + result(4, "r"), edges + edge(2, 2, 4, 0)), w);
+  const std::string live = load_error(model(true));
   CHECK(live.find("layer 2 'dead_topk' (TopK-11)") != std::string::npos);
 }
 
 TEST_CASE("Const: weights bounds, sizes and the missing .bin") {
   std::vector<std::byte> w(16);
   const auto model = [](std::uint64_t offset, std::uint64_t size, const std::string& shape = "2") {
-    return net(constant(0, "i32", shape, offset, size) + result(1, "r"), edge(0, 0, 1, 0));
+    return const_model("i32", shape, offset, size).xml();
   };
   CHECK_NOTHROW(load(model(8, 8), w));
   CHECK(load_error(model(12, 8), w).find("needs bytes [12, 20) but the weights buffer has 16 bytes") !=
@@ -368,7 +443,7 @@ TEST_CASE("Const: weights bounds, sizes and the missing .bin") {
 TEST_CASE("Const data are views into the weights when aligned") {
   alignas(8) std::int32_t values[3] = {7, -8, 9};
   const std::span<const std::byte> w(reinterpret_cast<const std::byte*>(values), sizeof values);
-  const Model m = load(net(constant(0, "i32", "2", 4, 8) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  const Model m = load(const_model("i32", "2", 4, 8).xml(), w);
   // The Const's value is a view; a Result fed by it gets a copy, so writing to an output never
   // touches the weights.
   CHECK(detail::ModelAccess::impl(m).graph.nodes[0].value.data() ==
@@ -384,7 +459,7 @@ TEST_CASE("Const data are views into the weights when aligned") {
   // An unaligned Const is copied, with the same values.
   std::vector<std::byte> odd(9);
   std::memcpy(odd.data() + 1, values, 8);
-  const Model u = load(net(constant(0, "i32", "2", 1, 8) + result(1, "r"), edge(0, 0, 1, 0)), odd);
+  const Model u = load(const_model("i32", "2", 1, 8).xml(), odd);
   const auto out2 = Session(u).run({});
   CHECK(out2.at("c").values<std::int32_t>()[1] == -8);
 }
@@ -392,7 +467,7 @@ TEST_CASE("Const data are views into the weights when aligned") {
 TEST_CASE("boolean Consts are normalised at load: any non-zero byte is 1") {
   const std::vector<std::byte> w{std::byte{2}, std::byte{0}, std::byte{255}, std::byte{1},
                                  std::byte{0}, std::byte{1}};
-  const Model m = load(net(constant(0, "boolean", "3", 0, 3) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  const Model m = load(const_model("boolean", "3", 0, 3).xml(), w);
   const auto out = Session(m).run({});
   const Tensor& t = out.at("c");
   REQUIRE(t.size() == 3);
@@ -407,7 +482,7 @@ TEST_CASE("boolean Consts are normalised at load: any non-zero byte is 1") {
   // The weights themselves are not written to.
   CHECK(w[0] == std::byte{2});
   // Bytes that are already 0 and 1 are viewed in place.
-  const Model ok = load(net(constant(0, "boolean", "3", 3, 3) + result(1, "r"), edge(0, 0, 1, 0)), w);
+  const Model ok = load(const_model("boolean", "3", 3, 3).xml(), w);
   CHECK(detail::ModelAccess::impl(ok).graph.nodes[0].value.data() ==
         static_cast<const void*>(w.data() + 3));
 }
@@ -415,8 +490,7 @@ TEST_CASE("boolean Consts are normalised at load: any non-zero byte is 1") {
 TEST_CASE("files: the .bin next to the .xml, an explicit weights path, a missing file") {
   const test::TempDir temp("irlite_loader_test");
   const std::filesystem::path& dir = temp.path;
-  const std::string xml = net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
-  std::ofstream(dir / "m.xml") << xml;
+  std::ofstream(dir / "m.xml") << const_model("i64", "", 0, 8).xml();
   const std::int64_t v = 42;
   std::ofstream(dir / "m.bin", std::ios::binary).write(reinterpret_cast<const char*>(&v), 8);
   CHECK(Session(Model::load(dir / "m.xml")).run({}).at("c").values<std::int64_t>()[0] == 42);
@@ -454,8 +528,7 @@ std::vector<float> run_floats(const Model& m) {
 TEST_CASE("copied weights are a snapshot: the .bin may be truncated or rewritten after load") {
   const test::TempDir temp("irlite_loader_snapshot");
   const std::filesystem::path& dir = temp.path;
-  std::ofstream(dir / "m.xml") << net(constant(0, "f32", "4", 0, 16) + result(1, "r"),
-                                      edge(0, 0, 1, 0));
+  std::ofstream(dir / "m.xml") << const_model("f32", "4", 0, 16).xml();
   const std::vector<float> old_values{1, 2, 3, 4}, new_values{5, 6, 7, 8};
   // A small file is copied by default too.
   for (const WeightsMode mode : {WeightsMode::copy, WeightsMode::automatic}) {
@@ -493,7 +566,7 @@ TEST_CASE("copied weights are a snapshot: the .bin may be truncated or rewritten
 }
 
 TEST_CASE("load_from_memory with a keep-alive holds the weights for as long as they are used") {
-  const std::string xml = net(constant(0, "f32", "4", 0, 16) + result(1, "r"), edge(0, 0, 1, 0));
+  const std::string xml = const_model("f32", "4", 0, 16).xml();
   auto bytes = std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3, 4});
   const std::weak_ptr<std::vector<float>> watch = bytes;
   const std::span<const std::byte> view = std::as_bytes(std::span<const float>(*bytes));
@@ -512,7 +585,7 @@ TEST_CASE("load_from_memory with a keep-alive holds the weights for as long as t
   // Nothing holds them once the model is gone.
   CHECK(watch.expired());
   // Without weights a keep-alive is simply kept.
-  CHECK_NOTHROW(Model::load_from_memory(identity("f32", "2"), nullptr, {}, {}, "test.xml"));
+  CHECK_NOTHROW(Model::load_from_memory(identity("f32", "2").xml(), nullptr, {}, {}, "test.xml"));
 }
 
 TEST_CASE("Parameter -> Result round-trips every element type without copying") {
@@ -543,8 +616,8 @@ TEST_CASE("Const -> Result round-trips every element type") {
     // Booleans are 0 and 1: other bytes are normalised (tested on their own).
     for (std::size_t i = 0; i < bytes; ++i)
       w[i] = static_cast<std::byte>(et == ElementType::boolean ? i % 2 : i * 13 + 5);
-    const Model m = load(net(constant(0, type, "3", 0, bytes) + result(1, "r"), edge(0, 0, 1, 0)),
-                         std::span<const std::byte>(w, bytes));
+    const Model m =
+        load(const_model(type, "3", 0, bytes).xml(), std::span<const std::byte>(w, bytes));
     const Tensor t = Session(m).run({}).at("c");
     CHECK(t.element_type() == et);
     CHECK(std::memcmp(t.data(), w, bytes) == 0);
@@ -592,31 +665,27 @@ TEST_CASE("reshape sets input shapes and infers again") {
 TEST_CASE("keep_going collects every problem in one pass") {
   LoadOptions keep;
   keep.keep_going = true;
-  const Model m = Model::load_from_memory(
-      net(parameter(0, "a", "f99", "1") + parameter(1, "b", "f32", "1x") + result(2, "r") +
-              result(3, "s"),
-          edge(0, 0, 2, 0) + edge(1, 0, 3, 0)),
-      {}, keep, "test.xml");
+  GraphBuilder g;
+  const Port a = parameter(g, "a", "1", "f99");
+  const Port b = parameter(g, "b", "1x");
+  result(g, a, "r");
+  result(g, b, "s");
+  const Model m = g.load(keep);
   CHECK(m.problems().size() == 2);
   CHECK_THROWS_WITH_AS(Session{m}, doctest::Contains("cannot run a model that failed to load"), Error);
 }
 
 TEST_CASE("keep_going reports each unsupported op type once, at its first layer, with a count") {
   // A chain a -> Conv -> Pool -> Conv -> Conv -> r: two types irlite lacks, in four layers.
-  const auto layer = [](int id, const std::string& type) {
-    return "<layer id=\"" + std::to_string(id) + "\" name=\"l" + std::to_string(id) +
-           "\" type=\"" + type +
-           "\" version=\"opset1\"><input><port id=\"0\"/></input><output><port id=\"1\" "
-           "precision=\"FP32\"/></output></layer>\n";
-  };
-  const std::string xml =
-      net(parameter(0, "a", "f32", "1") + layer(1, "Conv") + layer(2, "Pool") + layer(3, "Conv") +
-              layer(4, "Conv") + result(5, "r"),
-          edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0) + edge(3, 1, 4, 0) +
-              edge(4, 1, 5, 0));
+  GraphBuilder g;
+  Port chain = parameter(g, "a");
+  for (const char* type : {"Conv", "Pool", "Conv", "Conv"})
+    chain =
+        g.layer(type, "opset1", {}, {chain}, {ElementType::f32}, "l" + std::to_string(g.size()))[0];
+  result(g, chain, "r");
   LoadOptions keep;
   keep.keep_going = true;
-  const Model m = Model::load_from_memory(xml, {}, keep, "test.xml");
+  const Model m = g.load(keep);
   REQUIRE(m.problems().size() == 2);
   CHECK(m.problems()[0].code() == ErrorCode::unsupported);
   CHECK(m.problems()[0].context().layer_id == 1);
@@ -626,12 +695,15 @@ TEST_CASE("keep_going reports each unsupported op type once, at its first layer,
   CHECK(m.problems()[1].context().layer_id == 2);
   CHECK(std::string(m.problems()[1].what()).ends_with("unsupported op type 'Pool'"));
   // Without keep_going the first layer stops the load, with the same message and no count.
-  CHECK(load_error(xml).ends_with("layer 1 'l1' (Conv): unsupported op type 'Conv'"));
+  CHECK(load_error(g).ends_with("layer 1 'l1' (Conv): unsupported op type 'Conv'"));
 }
 
 TEST_CASE("outputs keep distinct names when Results share a tensor") {
-  const Model m = load(net(parameter(0, "x", "f32", "2") + result(1, "first") + result(2, "second"),
-                           edge(0, 0, 1, 0) + edge(0, 0, 2, 0)));
+  GraphBuilder g;
+  const Port x = parameter(g, "x", "2");
+  result(g, x, "first");
+  result(g, x, "second");
+  const Model m = load(g);
   REQUIRE(m.outputs().size() == 2);
   CHECK(m.outputs()[0].name == "x_tensor");
   CHECK(m.outputs()[1].name == "second");
@@ -642,11 +714,12 @@ TEST_CASE("outputs keep distinct names when Results share a tensor") {
 TEST_CASE("reshape keeps the loader's file warnings") {
   LoadOptions keep;
   keep.keep_going = true;
-  const Model m = Model::load_from_memory(
-      net(parameter(0, "x", "f32", "?") + constant(2, "f32", "1", 0, 4) + result(1, "r") +
-              result(3, "s"),
-          edge(0, 0, 1, 0) + edge(2, 0, 3, 0)),
-      {}, keep, "test.xml");
+  GraphBuilder g;
+  const Port x = parameter(g, "x", "?");
+  const Port c = constant(g, 2, "f32", "1", 0, 4);
+  g.at(result(g, x, "r")).id = 1;
+  result(g, c, "s");
+  const Model m = g.load(keep);
   REQUIRE(m.warnings().size() == 1);
   const Model r = m.reshape({{"x", PartialShape{3}}});
   REQUIRE(r.warnings().size() == 1);
@@ -654,17 +727,21 @@ TEST_CASE("reshape keeps the loader's file warnings") {
 }
 
 TEST_CASE("port ids are unsigned integers used once per layer") {
-  const std::string dup = load_error(net(
+  // The layers wired as usual, written with these port ids.
+  GraphBuilder twice;
+  const Port a = parameter(twice, "a");
+  twice.at(a).raw =
       "<layer id=\"0\" name=\"a\" type=\"Parameter\" version=\"opset1\"><data shape=\"1\" "
       "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"/><port id=\"0\" "
-      "precision=\"FP32\"/></output></layer>" + result(1, "r"),
-      edge(0, 0, 1, 0)));
+      "precision=\"FP32\"/></output></layer>";
+  result(twice, a, "r");
+  const std::string dup = load_error(twice);
   CHECK(dup.find("port id 0 is used twice") != std::string::npos);
-  const std::string bad = load_error(net(
-      parameter(0, "a", "f32", "1") +
-          "<layer id=\"1\" name=\"r\" type=\"Result\" version=\"opset1\"><input><port id=\"x\"/>"
-          "</input></layer>",
-      edge(0, 0, 1, 0)));
+  GraphBuilder named;
+  named.at(result(named, parameter(named, "a"), "r")).raw =
+      "<layer id=\"1\" name=\"r\" type=\"Result\" version=\"opset1\"><input><port id=\"x\"/>"
+      "</input></layer>";
+  const std::string bad = load_error(named);
   CHECK(bad.find("layer 1 'r' (Result-1): input port id 'x' is not an unsigned integer") !=
         std::string::npos);
 }
@@ -672,8 +749,10 @@ TEST_CASE("port ids are unsigned integers used once per layer") {
 TEST_CASE("keep_going on a graph with an unfed port reports it and refuses to run") {
   LoadOptions keep;
   keep.keep_going = true;
-  const Model m = Model::load_from_memory(net(parameter(0, "a", "f32", "1") + result(1, "out"), ""),
-                                          {}, keep, "test.xml");
+  GraphBuilder g;
+  result(g, parameter(g, "a"), "out");
+  g.edges_from_inputs(false);
+  const Model m = g.load(keep);
   REQUIRE(m.problems().size() == 1);
   CHECK(std::string(m.problems()[0].what()).find("not fed by any edge") != std::string::npos);
   CHECK_THROWS_AS(Session{m}, Error);
@@ -682,21 +761,20 @@ TEST_CASE("keep_going on a graph with an unfed port reports it and refuses to ru
 TEST_CASE("a keep_going model whose Consts lack weights cannot run") {
   LoadOptions keep;
   keep.keep_going = true;
-  const Model m = Model::load_from_memory(net(constant(0, "f32", "2", 0, 8) + result(1, "r"),
-                                              edge(0, 0, 1, 0)),
-                                          {}, keep, "test.xml");
+  const Model m = const_model("f32", "2", 0, 8).load(keep);
   CHECK(m.problems().empty());
   CHECK_THROWS_WITH_AS(Session{m}, doctest::Contains("Consts have no weights"), Error);
 }
 
 TEST_CASE("reshape and run resolve input names alike; duplicate input names are told apart") {
   // Parameter 'a' has tensor name 'b'; Parameter 'b' exists too: the layer name wins.
-  const std::string two =
-      "<layer id=\"0\" name=\"a\" type=\"Parameter\" version=\"opset1\"><data shape=\"?\" "
-      "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\" names=\"b\"/></output>"
-      "</layer>" +
-      parameter(1, "b", "f32", "?") + result(2, "ra") + result(3, "rb");
-  const Model m = load(net(two, edge(0, 0, 2, 0) + edge(1, 0, 3, 0)));
+  GraphBuilder two;
+  const Port a = parameter(two, "a", "?");
+  two.at(a).outputs[0].names = "b";
+  const Port b = parameter(two, "b", "?");
+  result(two, a, "ra");
+  result(two, b, "rb");
+  const Model m = load(two);
   CHECK(m.find_input("b") == 1);
   CHECK(m.find_input("a") == 0);
   CHECK_FALSE(m.find_input("zz"));
@@ -708,9 +786,12 @@ TEST_CASE("reshape and run resolve input names alike; duplicate input names are 
   // -1 is dynamic, as in the IR.
   CHECK(to_string(m.reshape({{"a", PartialShape{-1}}}).inputs()[0].shape) == "[?]");
 
-  const Model dup = load(net(parameter(0, "x", "f32", "1") + parameter(1, "x", "f32", "1") +
-                                 result(2, "r1") + result(3, "r2"),
-                             edge(0, 0, 2, 0) + edge(1, 0, 3, 0)));
+  GraphBuilder same;
+  const Port x1 = parameter(same, "x");
+  const Port x2 = parameter(same, "x");
+  result(same, x1, "r1");
+  result(same, x2, "r2");
+  const Model dup = load(same);
   REQUIRE(dup.inputs().size() == 2);
   CHECK(dup.inputs()[1].name == "x_2");
   CHECK(std::string(dup.warnings().at(0).what()).find("this one is input 'x_2'") != std::string::npos);
@@ -723,12 +804,11 @@ TEST_CASE("reshape and run resolve input names alike; duplicate input names are 
 TEST_CASE("opset names are opset followed by plain digits") {
   for (const char* bad : {"opset+1", "opset 1", "opset01", "opset", "opset1x", "Opset1"}) {
     CAPTURE(bad);
-    const std::string xml = net(
-        std::string("<layer id=\"0\" name=\"a\" type=\"Parameter\" version=\"") + bad +
-            "\"><data shape=\"1\" element_type=\"f32\"/><output><port id=\"0\" "
-            "precision=\"FP32\"/></output></layer>" + result(1, "out"),
-        edge(0, 0, 1, 0));
-    CHECK(load_error(xml).find("unsupported version") != std::string::npos);
+    GraphBuilder g;
+    const Port a = parameter(g, "a");
+    g.at(a).version = bad;
+    result(g, a, "out");
+    CHECK(load_error(g).find("unsupported version") != std::string::npos);
   }
 }
 
@@ -742,20 +822,16 @@ namespace {
 /// `n` Parameters (named `x`, or `x0`, `x1`... when `distinct`) feeding one WideOp, a layer
 /// irlite lacks, with `n` input ports; `n` Results named `out` read its output (tensor `y`).
 std::string wide_model(int n, bool distinct) {
-  std::string layers, edges;
+  GraphBuilder g;
+  std::vector<Port> inputs;
   for (int i = 0; i < n; ++i)
-    layers += parameter(i, distinct ? "x" + std::to_string(i) : "x", "f32", "1");
-  layers += "<layer id=\"" + std::to_string(n) +
-            "\" name=\"concat\" type=\"WideOp\" version=\"opset1\"><data axis=\"0\"/><input>";
-  for (int i = 0; i < n; ++i) layers += "<port id=\"" + std::to_string(i) + "\"/>";
-  layers += "</input><output><port id=\"" + std::to_string(n) +
-            "\" precision=\"FP32\" names=\"y\"><dim>" + std::to_string(n) +
-            "</dim></port></output></layer>\n";
-  for (int i = 0; i < n; ++i) {
-    layers += result(n + 1 + i, "out");
-    edges += edge(i, 0, n, i) + edge(n, n, n + 1 + i, 0);
-  }
-  return net(layers, edges);
+    inputs.push_back(parameter(g, distinct ? "x" + std::to_string(i) : "x"));
+  const Port y =
+      g.layer("WideOp", "opset1", {{"axis", "0"}}, inputs, {ElementType::f32}, "concat")[0];
+  g.at(y).outputs[0].names = "y";
+  g.declare(y, ElementType::f32, PartialShape{n});
+  for (int i = 0; i < n; ++i) result(g, y, "out");
+  return g.xml();
 }
 
 /// The least CPU time of three calls of f, in seconds.
@@ -775,16 +851,15 @@ double cpu_seconds(F f) {
 
 /// A Result with n input ports all fed by one Parameter, and one port id used twice.
 std::string many_ports_model(int n) {
-  std::string ports, edges;
-  for (int i = 0; i < n; ++i) {
-    ports += "<port id=\"" + std::to_string(i) + "\"/>";
-    edges += edge(0, 0, 1, i);
-  }
-  ports += "<port id=\"77\"/>";
-  return net(parameter(0, "x", "f32", "1") +
-                 "<layer id=\"1\" name=\"r\" type=\"Result\" version=\"opset1\"><input>" +
-                 ports + "</input></layer>",
-             edges);
+  GraphBuilder g;
+  const Port x = parameter(g, "x");
+  GraphBuilder::Layer& r = g.at(result(g, x, "r"));
+  r.inputs.assign(static_cast<std::size_t>(n), x);
+  // The ports as the wiring has them, and port 77 again.
+  r.raw = "<layer id=\"1\" name=\"r\" type=\"Result\" version=\"opset1\"><input>";
+  for (int i = 0; i < n; ++i) r.raw += "<port id=\"" + std::to_string(i) + "\"/>";
+  r.raw += "<port id=\"77\"/></input></layer>";
+  return g.xml();
 }
 
 }  // namespace
@@ -869,7 +944,10 @@ TEST_CASE("a file parsed in place keeps exact lines and columns, also after a ne
   layers +=
       "<layer id=\"7\" name=\"again\" type=\"Result\" version=\"opset1\">"
       "<input><port id=\"0\"/></input></layer>\n";
-  const std::string xml = net(layers, edge(0, 0, 7, 0));
+  const std::string xml =
+      "<?xml version=\"1.0\"?>\n<net name=\"test\" version=\"11\">\n<layers>\n" + layers +
+      "</layers>\n<edges>\n<edge from-layer=\"0\" from-port=\"0\" to-layer=\"7\" "
+      "to-port=\"0\"/>\n</edges>\n<rt_info/>\n</net>\n";
   std::ofstream(dir / "lines.xml", std::ios::binary) << xml;
   const auto line_of = [&](std::size_t offset) {
     return std::to_string(1 +
@@ -898,32 +976,31 @@ TEST_CASE("a large file with its <edges> before its <layers> loads the same") {
   // A Parameter, a chain of ReduceMax with one shared Const axes, a Result: several megabytes,
   // so that text is given back while the layers are read, but not the edges' text before them.
   constexpr int n = 10000;
-  std::string layers = parameter(0, "x", "f32", "2,3") +
-                       "<layer id=\"1\" name=\"axes\" type=\"Const\" version=\"opset1\"><data "
-                       "element_type=\"i64\" shape=\"0\" offset=\"0\" size=\"0\"/><output><port "
-                       "id=\"0\" precision=\"I64\"><dim>0</dim></port></output></layer>\n";
-  std::string edges;
+  GraphBuilder g("chain");
+  Port chain = parameter(g, "x", "2,3");
+  const Port axes = g.constant("axes", Tensor(ElementType::i64, {0}));
   for (int i = 2; i < n + 2; ++i) {
-    layers += "<layer id=\"" + std::to_string(i) + "\" name=\"reduce" + std::to_string(i) +
-              "\" type=\"ReduceMax\" version=\"opset1\"><data keep_dims=\"false\"/><input>"
-              "<port id=\"0\" precision=\"FP32\"><dim>2</dim><dim>3</dim></port><port id=\"1\" "
-              "precision=\"I64\"><dim>0</dim></port></input><output><port id=\"2\" "
-              "precision=\"FP32\" names=\"t" +
-              std::to_string(i) + "\"><dim>2</dim><dim>3</dim></port></output></layer>\n";
-    edges += edge(i == 2 ? 0 : i - 1, i == 2 ? 0 : 2, i, 0) + edge(1, 0, i, 1);
+    const std::string name = "reduce" + std::to_string(i);
+    chain = g.layer("ReduceMax", "opset1", {{"keep_dims", "false"}}, {chain, axes},
+                    {ElementType::f32}, name)[0];
+    g.at(chain).outputs[0].names = "t" + std::to_string(i);
+    g.declare(chain, ElementType::f32, PartialShape{2, 3});
   }
-  layers += result(n + 2, "y");
-  edges += edge(n + 1, 2, n + 2, 0);
+  result(g, chain, "y");
+  // The document, and the same with its <edges> moved before its <layers>.
+  const std::string in_order = g.xml();
+  const std::size_t layers_at = in_order.find("  <layers>"), edges_at = in_order.find("  <edges>"),
+                    end = in_order.find("  <rt_info/>");
+  REQUIRE(layers_at < edges_at);
+  REQUIRE(edges_at < end);
+  const std::string edges_before =
+      in_order.substr(0, layers_at) + in_order.substr(edges_at, end - edges_at) +
+      in_order.substr(layers_at, edges_at - layers_at) + in_order.substr(end);
   const test::TempDir temp("irlite_loader_order");
   const std::filesystem::path& dir = temp.path;
   for (const bool edges_first : {false, true}) {
     CAPTURE(edges_first);
-    const std::string sections =
-        edges_first ? "<edges>\n" + edges + "</edges>\n<layers>\n" + layers + "</layers>\n"
-                    : "<layers>\n" + layers + "</layers>\n<edges>\n" + edges + "</edges>\n";
-    std::ofstream(dir / "chain.xml", std::ios::binary)
-        << "<?xml version=\"1.0\"?>\n<net name=\"chain\" version=\"11\">\n"
-        << sections << "</net>\n";
+    std::ofstream(dir / "chain.xml", std::ios::binary) << (edges_first ? edges_before : in_order);
     const Model m = Model::load(dir / "chain.xml");
     CHECK(m.warnings().empty());
     REQUIRE(m.outputs().size() == 1);
@@ -967,8 +1044,7 @@ std::string widen(const std::string& text, int width, bool little, bool bom) {
 
 TEST_CASE("files: a FIFO, a device or a directory is refused at once, saying what it is") {
   test::TempDir dir("irlite_loader_special");
-  std::ofstream(dir.path / "m.xml")
-      << net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
+  std::ofstream(dir.path / "m.xml") << const_model("i64", "", 0, 8).xml();
   const std::string xml = (dir.path / "m.xml").string();
   {
     test::TestFifo fifo(dir.path / "fifo");
@@ -1009,8 +1085,7 @@ TEST_CASE("files: a FIFO, a device or a directory is refused at once, saying wha
 
 TEST_CASE("files: a .bin beside the model that is not a file is named as what it is") {
   test::TempDir dir("irlite_loader_bin_dir");
-  std::ofstream(dir.path / "m.xml")
-      << net(constant(0, "i64", "", 0, 8) + result(1, "r"), edge(0, 0, 1, 0));
+  std::ofstream(dir.path / "m.xml") << const_model("i64", "", 0, 8).xml();
   std::filesystem::create_directory(dir.path / "m.bin");
   const std::string expected =
       (dir.path / "m.bin").string() + " is a directory, not a weights file";
@@ -1023,12 +1098,12 @@ TEST_CASE("files: a .bin beside the model that is not a file is named as what it
   REQUIRE(m.warnings().size() == 1);
   CHECK(std::string(m.warnings()[0].what()).find(expected) != std::string::npos);
   // A model whose Consts need no bytes does not care.
-  std::ofstream(dir.path / "m.xml") << identity("f32", "2");
+  std::ofstream(dir.path / "m.xml") << identity("f32", "2").xml();
   CHECK(Model::load(dir.path / "m.xml").inputs().size() == 1);
 }
 
 TEST_CASE("a model in UTF-16 or UTF-32 is refused as such") {
-  const std::string xml = identity("f32", "2");
+  const std::string xml = identity("f32", "2").xml();
   struct Case {
     int width;
     bool little, bom;
@@ -1061,38 +1136,39 @@ TEST_CASE("a model in UTF-16 or UTF-32 is refused as such") {
 
 TEST_CASE("a long cycle is one short line: its first layers and its length") {
   constexpr int n = 20000;
-  std::string layers, edges;
-  for (int i = 0; i < n; ++i) {
-    layers += "<layer id=\"" + std::to_string(i) + "\" name=\"l" + std::to_string(i) +
-              "\" type=\"Foo\" version=\"opset1\"><input><port id=\"0\"/></input><output><port "
-              "id=\"1\" precision=\"FP32\"/></output></layer>\n";
-    edges += edge(i, 1, (i + 1) % n, 0);
-  }
-  layers += result(n, "out");
-  edges += edge(0, 1, n, 0);
+  // Layer i reads layer i - 1, and layer 0 the last.
+  GraphBuilder g;
+  for (std::size_t i = 0; i < n; ++i)
+    g.layer("Foo", "opset1", {}, {Port{(i + n - 1) % n, 0}}, {ElementType::f32},
+            "l" + std::to_string(i));
+  result(g, Port{0, 0}, "out");
   LoadOptions keep;
   keep.keep_going = true;
-  const Model m = Model::load_from_memory(net(layers, edges), {}, keep, "test.xml");
+  const Model m = g.load(keep);
   std::vector<std::string> cycles;
   for (const Error& e : m.problems())
     if (e.message().find("cycle") != std::string::npos) cycles.push_back(e.what());
   REQUIRE(cycles.size() == 1);
   CHECK(cycles[0].size() < 300);
-  CHECK(cycles[0] ==
-        "test.xml:5:2: layer 1 'l1' (Foo): the layer is on a cycle of 20000 layers: 1 'l1' -> "
-        "2 'l2' -> 3 'l3' -> 4 'l4' -> 5 'l5' -> 6 'l6' -> 7 'l7' -> 8 'l8' -> ... (19992 more) "
-        "-> 1 'l1'");
+  CHECK(
+      cycles[0] ==
+      location_of(g.xml(), "<layer id=\"1\"") +
+          ": layer 1 'l1' (Foo): the layer is on a cycle of 20000 layers: 1 'l1' -> "
+          "2 'l2' -> 3 'l3' -> 4 'l4' -> 5 'l5' -> 6 'l6' -> 7 'l7' -> 8 'l8' -> ... (19992 more) "
+          "-> 1 'l1'");
 }
 
 TEST_CASE("names with control characters are escaped in what(), kept in the context") {
-  const std::string xml = net(
-      parameter(0, "x", "f32", "2") +
-          "<layer id=\"1\" name=\"evil\x1b[2K&#13;name\" type=\"Frob\" version=\"opset1\"><input>"
-          "<port id=\"0\"/></input><output><port id=\"1\" precision=\"FP32\"/></output></layer>" +
-          result(2, "out"),
-      edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  // The layer wired as usual, its name written with a character reference.
+  GraphBuilder g;
+  const Port frob =
+      g.layer("Frob", "opset1", {}, {parameter(g, "x", "2")}, {ElementType::f32}, "frob")[0];
+  g.at(frob).raw =
+      "<layer id=\"1\" name=\"evil\x1b[2K&#13;name\" type=\"Frob\" version=\"opset1\"><input>"
+      "<port id=\"0\"/></input><output><port id=\"1\" precision=\"FP32\"/></output></layer>";
+  result(g, frob, "out");
   try {
-    load(xml);
+    load(g);
     FAIL("loaded an unknown op");
   } catch (const Error& e) {
     const std::string what = e.what();

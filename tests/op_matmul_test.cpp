@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/attributes.hpp"
+#include "core/buffer.hpp"
 #include "graph/op.hpp"
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
@@ -179,6 +180,19 @@ void check_matmul(std::mt19937& rng, const Shape& as, const Shape& bs, bool ta, 
     ExecContext context{Parallel(pool)};
     const Tensor split = allocate_and_execute(*op, inputs, outs, context)[0];
     CHECK(std::memcmp(split.data(), got.data(), got.byte_size()) == 0);
+  }
+  // In a Scratch of exactly the bytes the op declares, as a Session runs it: taking more
+  // throws.
+  std::vector<Parallel> pars{Parallel()};
+  for (ThreadPool* pool : test_pools()) pars.emplace_back(pool);
+  for (const Parallel& par : pars) {
+    CAPTURE(par.threads());
+    const std::vector<Tensor> out{Tensor(outs[0].type, outs[0].shape.to_shape())};
+    const std::size_t bytes = op->scratch_bytes(inputs, out, par.threads());
+    const std::shared_ptr<void> arena = allocate_buffer(bytes);
+    const ExecContext context{par, Scratch(arena.get(), bytes)};
+    const Tensor lent = allocate_and_execute(*op, inputs, outs, context)[0];
+    CHECK(std::memcmp(lent.data(), got.data(), got.byte_size()) == 0);
   }
 }
 

@@ -195,6 +195,19 @@ struct ThreadBuffers {
   std::int64_t total() const { return ap + tile + edge + cbuf; }
 };
 
+/// The memory B of `count` matrices k x n packed for `isa`'s kernel takes from `s`: the first
+/// piece of a gemm() call given B unpacked, in its run and in gemm_scratch()'s count.
+std::span<float> take_packed_b(const Scratch& s, std::int64_t count, std::int64_t k, std::int64_t n,
+                               GemmIsa isa) {
+  return s.take<float>(PackedB::bytes(count, k, n, isa) / sizeof(float));
+}
+
+/// The per-thread buffers of `chunks` chunks, `floats` each, as one piece after B's: run()'s
+/// with the chunks of its split, gemm_scratch()'s with one per thread and its bound per thread.
+std::span<float> take_thread_buffers(const Scratch& s, std::size_t floats, std::size_t chunks) {
+  return s.take<float>(saturating_mul(floats, chunks));
+}
+
 template <class T>
 void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const BSource& bsrc) {
   const std::int64_t m = args.m, n = args.n, k = args.k;
@@ -224,7 +237,7 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
   const std::size_t chunks = par.chunks(static_cast<std::size_t>(tasks), grain);
   const std::span<float> lent =
       args.scratch
-          ? args.scratch->template take<float>(static_cast<std::size_t>(sizes.total()) * chunks)
+          ? take_thread_buffers(*args.scratch, static_cast<std::size_t>(sizes.total()), chunks)
           : std::span<float>();
   par.for_range(static_cast<std::size_t>(tasks), grain,
                 [&](std::size_t first, std::size_t last, std::size_t chunk) {
@@ -427,8 +440,14 @@ void gemm(const Parallel& par, const GemmArgs<T>& args, const T* b, std::int64_t
       return;
     }
   }
-  const PackedB packed(b, b_count, args.k, args.n, transpose_b, isa, par);
-  gemm(par, args, packed);
+  // Packed into the caller's Scratch when it lends one, before the per-thread buffers.
+  if (args.scratch) {
+    const std::span<float> memory =
+        gemm_detail::take_packed_b(*args.scratch, b_count, args.k, args.n, isa);
+    gemm(par, args, PackedB(b, b_count, args.k, args.n, transpose_b, memory.data(), isa, par));
+    return;
+  }
+  gemm(par, args, PackedB(b, b_count, args.k, args.n, transpose_b, isa, par));
 }
 
 std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b_count,
@@ -440,12 +459,15 @@ std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::in
       static_cast<std::size_t>(std::min(gemm_detail::kKc, std::max<std::int64_t>(k, 1)));
   const auto nr = static_cast<std::size_t>(kr.nr);
   const auto cols = static_cast<std::size_t>(std::min(n + kr.nr, gemm_detail::kNcColumns + kr.nr));
-  // Packed A, a tile, an edge panel of B and a block of C, in floats.
+  // Packed A, a tile, an edge panel of B and a block of C, in floats: at least a run's, for
+  // any m up to this one (a caller may count its largest call only).
   const std::size_t per_thread =
       saturating_add(saturating_add(saturating_mul(rows, kc), nr * static_cast<std::size_t>(kr.mr)),
                      saturating_add(saturating_mul(kc, nr), saturating_mul(rows, cols)));
-  const std::size_t packed = b_count > 0 ? PackedB::bytes(b_count, k, n, isa) : 0;
-  return saturating_add(packed, saturating_mul(saturating_mul(per_thread, sizeof(float)), threads));
+  return Scratch::bytes_of([&](const Scratch& s) {
+    if (b_count > 0) (void)gemm_detail::take_packed_b(s, b_count, k, n, isa);
+    (void)gemm_detail::take_thread_buffers(s, per_thread, threads);
+  });
 }
 
 #define IRLITE_GEMM_INSTANTIATE(T)                                                             \

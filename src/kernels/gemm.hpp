@@ -111,8 +111,9 @@ struct GemmArgs {
   const std::int64_t* a_index = nullptr;
   const std::int64_t* b_index = nullptr;
   GemmEpilogue epilogue = {};
-  /// Where the per-thread buffers come from: one piece taken from this Scratch, of at most
-  /// gemm_scratch(m, n, k, 0, threads) bytes. Null: from the heap.
+  /// Where the call's memory comes from: pieces taken from this Scratch, at most
+  /// gemm_scratch(m, n, k, b_count, threads) bytes (b_count 0 when B is given packed): B packed
+  /// for the call, then the per-thread buffers. Null: from the heap.
   const Scratch* scratch = nullptr;
 };
 
@@ -121,14 +122,15 @@ template <class T>
 void gemm(const Parallel& par, const GemmArgs<T>& args, const PackedB& b);
 
 /// C = A · B with B given as `b_count` consecutive matrices, k x n (n x k when transpose_b):
-/// packed for this call, or read in place when A has few rows.
+/// packed for this call (into args.scratch when given), or read in place when A has few rows.
 template <class T>
 void gemm(const Parallel& par, const GemmArgs<T>& args, const T* b, std::int64_t b_count,
           bool transpose_b);
 
-/// The most memory gemm() allocates on `threads` threads, beyond its arguments: per-thread
-/// blocks of A and C, and the packed B when it is not given packed (`b_count` > 0). With
-/// b_count = 0, the most it takes from GemmArgs::scratch.
+/// The most memory gemm() takes on `threads` threads, beyond its arguments, from
+/// GemmArgs::scratch (alignment included) or else the heap: per-thread blocks of A and C, and
+/// B packed for the call when it is not given packed (`b_count` > 0 matrices). It holds for any
+/// call with at most these m and threads and these n and k.
 std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b_count,
                          unsigned threads, GemmIsa isa = gemm_isa());
 

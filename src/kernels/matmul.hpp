@@ -20,11 +20,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <type_traits>
-#include <vector>
 
 #include "core/buffer.hpp"
 #include "core/parallel.hpp"
+#include "irlite/scratch.hpp"
 #include "kernels/element.hpp"
 #include "kernels/simd.hpp"
 
@@ -34,10 +35,12 @@ namespace irlite {
 /// of A and of B it takes (batch broadcasting resolved).
 struct MatMulPlan {
   std::int64_t m = 0, n = 0, k = 0;
-  bool transpose_a = false;                    ///< A stored k x m
-  bool transpose_b = false;                    ///< B stored n x k
-  std::vector<std::int64_t> a_index, b_index;  ///< per output matrix
-  std::int64_t b_count = 0;                    ///< matrices in B
+  bool transpose_a = false;  ///< A stored k x m
+  bool transpose_b = false;  ///< B stored n x k
+  std::int64_t batches = 0;  ///< output matrices
+  /// Per output matrix (`batches` of each; the caller's memory).
+  std::span<const std::int64_t> a_index, b_index;
+  std::int64_t b_count = 0;  ///< matrices in B
 };
 
 namespace matmul_detail {
@@ -154,39 +157,67 @@ inline constexpr std::int64_t kFewRows = 3;
 /// Output matrices below this many multiply-adds a task are not worth a thread.
 inline constexpr std::int64_t kGrainFlops = std::int64_t{1} << 17;
 
-}  // namespace matmul_detail
-
-/// The memory matmul() allocates on `threads` threads: the packed B matrices and a packed row
-/// group of A and a tile per thread.
+/// Whether matmul() folds B's rows into the output rows (row_times_matrix), packing nothing.
 template <class T>
-std::size_t matmul_scratch(const MatMulPlan& p, unsigned threads) {
-  using C = wrap_t<T>;
-  namespace d = matmul_detail;
-  const auto panels = static_cast<std::size_t>((p.n + d::kNR<C> - 1) / d::kNR<C>);
-  const auto k = static_cast<std::size_t>(p.k);
-  const std::size_t packed_b =
-      saturating_mul(saturating_mul(saturating_mul(static_cast<std::size_t>(p.b_count), panels), k),
-                     static_cast<std::size_t>(d::kNR<C>) * sizeof(C));
-  const std::size_t per_thread =
-      saturating_add(saturating_mul(k, static_cast<std::size_t>(d::kGroup * d::kMR) * sizeof(C)),
-                     static_cast<std::size_t>(d::kMR * d::kNR<C>) * sizeof(C));
-  return saturating_add(packed_b, saturating_mul(per_thread, threads));
+bool few_rows(const MatMulPlan& p) {
+  return std::is_floating_point_v<T> && p.m < kFewRows && !p.transpose_b && !p.transpose_a;
 }
 
-/// out[i] = a[a_index[i]] · b[b_index[i]] for every output matrix i (each m x n, row-major).
+/// What matmul() takes from its Scratch, by one function for the counting run
+/// (matmul_scratch()) and the real one: B's packed panels, and per chunk of the split over
+/// threads a packed row group of A. Nothing when there is nothing to pack.
+template <class C>
+struct Buffers {
+  std::span<C> packed_b;
+  Scratch::Slices packed_a;
+};
+
+/// A chunk's packed row group of A, from the chunk's Scratch.
+template <class C>
+std::span<C> take_packed_a(const Scratch& chunk, const MatMulPlan& p) {
+  return chunk.take<C>(static_cast<std::size_t>(saturating_mul(kGroup * kMR, p.k)));
+}
+
 template <class T>
-void matmul(const Parallel& par, const T* a, const T* b, const MatMulPlan& p, T* out) {
+Buffers<wrap_t<T>> take_buffers(const Scratch& s, const MatMulPlan& p, unsigned threads) {
+  using C = wrap_t<T>;
+  Buffers<C> b;
+  if (p.batches == 0 || p.m == 0 || p.n == 0 || p.k == 0 || few_rows<T>(p)) return b;
+  const std::int64_t panels = (p.n + kNR<C> - 1) / kNR<C>;
+  b.packed_b = s.take<C>(static_cast<std::size_t>(
+      saturating_mul(saturating_mul(p.b_count, panels), saturating_mul(p.k, kNR<C>))));
+  const std::size_t per_chunk =
+      Scratch::bytes_of([&](const Scratch& chunk) { (void)take_packed_a<C>(chunk, p); });
+  b.packed_a = s.slices(threads, per_chunk);
+  return b;
+}
+
+}  // namespace matmul_detail
+
+/// The memory matmul() takes from its Scratch on `threads` threads: the packed B matrices and a
+/// packed row group of A per thread.
+template <class T>
+std::size_t matmul_scratch(const MatMulPlan& p, unsigned threads) {
+  return Scratch::bytes_of(
+      [&](const Scratch& s) { (void)matmul_detail::take_buffers<T>(s, p, threads); });
+}
+
+/// out[i] = a[a_index[i]] · b[b_index[i]] for every output matrix i (each m x n, row-major),
+/// with the memory matmul_scratch() counts taken from `scratch`.
+template <class T>
+void matmul(const Parallel& par, const T* a, const T* b, const MatMulPlan& p, T* out,
+            const Scratch& scratch) {
   using C = wrap_t<T>;
   namespace d = matmul_detail;
   constexpr std::int64_t MR = d::kMR, NR = d::kNR<C>;
-  const auto batches = static_cast<std::int64_t>(p.a_index.size());
+  const std::int64_t batches = p.batches;
   if (batches == 0 || p.m == 0 || p.n == 0) return;
   if (p.k == 0) {
     std::fill_n(out, batches * p.m * p.n, T(compute_t<T>(0)));
     return;
   }
   if constexpr (std::is_floating_point_v<T>) {
-    if (p.m < d::kFewRows && !p.transpose_b && !p.transpose_a) {
+    if (d::few_rows<T>(p)) {
       // A few rows times a matrix: each thread takes a range of every output row's columns.
       constexpr std::int64_t kBlock = 64;  // columns per unit of work
       const std::int64_t blocks = (p.n + kBlock - 1) / kBlock;
@@ -209,7 +240,8 @@ void matmul(const Parallel& par, const T* a, const T* b, const MatMulPlan& p, T*
   }
   const std::int64_t panels = (p.n + NR - 1) / NR;
   const std::int64_t panel_size = p.k * NR;
-  std::vector<C> packed_b(static_cast<std::size_t>(p.b_count * panels * panel_size));
+  const d::Buffers<C> buffers = d::take_buffers<T>(scratch, p, par.threads());
+  const std::span<C> packed_b = buffers.packed_b;
   const std::int64_t b_matrix = p.k * p.n;
   const std::int64_t a_matrix = p.m * p.k;
   const auto grain_of = [&](std::int64_t work_per_unit) {
@@ -234,8 +266,9 @@ void matmul(const Parallel& par, const T* a, const T* b, const MatMulPlan& p, T*
       std::min(group_rows, p.m) * p.k * std::min(d::kColumnPanels * NR, p.n);
   par.for_range(
       static_cast<std::size_t>(tasks), grain_of(task_flops),
-      [&](std::size_t first, std::size_t last, std::size_t) {
-        std::vector<C> packed_a(static_cast<std::size_t>(d::kGroup * MR * p.k));
+      [&](std::size_t first, std::size_t last, std::size_t chunk) {
+        const Scratch mine = buffers.packed_a[chunk];
+        const std::span<C> packed_a = d::take_packed_a<C>(mine, p);
         C tile[MR * NR];
         for (std::size_t t = first; t < last; ++t) {
           const auto task = static_cast<std::int64_t>(t);

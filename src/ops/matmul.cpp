@@ -5,9 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <span>
 #include <type_traits>
+#include <vector>
 
 #include "core/attribute_visitor.hpp"
+#include "core/saturating.hpp"
 #include "kernels/gemm.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
@@ -39,6 +43,69 @@ bool is_one(const Dimension& d) {
 template <class T>
 inline constexpr bool uses_gemm =
     std::is_same_v<T, float> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+
+/// The plan of one product, and the batch axes (right-aligned, a few words per axis) from which
+/// the matrix indices are worked out.
+struct Product {
+  MatMulPlan plan;
+  std::vector<std::int64_t> a_dims, b_dims, out_dims;
+};
+
+/// Which matrix of A and of B each output matrix takes: an odometer over the output's batch
+/// axes tracks the matrix each operand gives.
+void fill_indices(const Product& product, std::span<std::int64_t> a_index,
+                  std::span<std::int64_t> b_index) {
+  const std::vector<std::int64_t>& ad = product.a_dims;
+  const std::vector<std::int64_t>& bd = product.b_dims;
+  const std::vector<std::int64_t>& od = product.out_dims;
+  const std::size_t rank = od.size();
+  std::vector<std::int64_t> a_stride(rank), b_stride(rank), pos(rank, 0);
+  std::int64_t sa = 1, sb = 1;
+  for (std::size_t i = rank; i-- > 0;) {
+    a_stride[i] = ad[i] == 1 ? 0 : sa;
+    b_stride[i] = bd[i] == 1 ? 0 : sb;
+    sa *= ad[i];
+    sb *= bd[i];
+  }
+  std::int64_t ai = 0, bi = 0;
+  for (std::size_t c = 0; c < a_index.size(); ++c) {
+    a_index[c] = ai;
+    b_index[c] = bi;
+    for (std::size_t i = rank; i-- > 0;) {
+      ai += a_stride[i];
+      bi += b_stride[i];
+      if (++pos[i] < od[i]) break;
+      ai -= a_stride[i] * od[i];
+      bi -= b_stride[i] * od[i];
+      pos[i] = 0;
+    }
+  }
+}
+
+/// What execute() takes from its Scratch, by one function for the counting run
+/// (scratch_bytes()) and the real one: the matrix indices, then the kernel's memory in a slice
+/// of its own (the GEMM's, with B packed for the call unless it was packed at load, or the
+/// other types' kernel's). Nothing for an empty output.
+struct MatMulBuffers {
+  std::span<std::int64_t> a_index, b_index;
+  Scratch::Slices kernel;
+};
+
+template <class T>
+MatMulBuffers take_buffers(const Scratch& s, const MatMulPlan& p, bool b_packed, unsigned threads) {
+  MatMulBuffers b;
+  if (p.batches == 0 || p.m == 0 || p.n == 0) return b;
+  const auto batches = static_cast<std::size_t>(p.batches);
+  b.a_index = s.take<std::int64_t>(batches);
+  b.b_index = s.take<std::int64_t>(batches);
+  std::size_t kernel = 0;
+  if constexpr (uses_gemm<T>)
+    kernel = gemm_scratch(p.m, p.n, p.k, b_packed ? 0 : p.b_count, threads);
+  else
+    kernel = matmul_scratch<T>(p, threads);
+  b.kernel = s.slices(1, kernel);
+  return b;
+}
 
 /// A Const B packed for the GEMM when the model loads.
 struct PackedMatMulB final : PreparedData {
@@ -146,19 +213,15 @@ class MatMulOp final : public Op {
   }
 
  private:
-  /// The memory the kernel takes beyond its inputs and outputs; B's packing not counted when
+  /// The memory execute() takes beyond its inputs and outputs; B's packing not counted when
   /// it was packed at load.
   std::size_t scratch(std::span<const Tensor> inputs, unsigned threads, bool b_packed) const {
     std::size_t bytes = 0;
-    const MatMulPlan p = plan(inputs[0].shape(), inputs[1].shape(), false);
+    const Product product = plan(inputs[0].shape(), inputs[1].shape());
     dispatch_numeric(inputs[0].element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      std::size_t kernel = 0;
-      if constexpr (uses_gemm<T>)
-        kernel = gemm_scratch(p.m, p.n, p.k, b_packed ? 0 : p.b_count, threads);
-      else
-        kernel = matmul_scratch<T>(p, threads);
-      bytes = saturating_add(kernel, saturating_mul(p.a_index.size(), 2 * sizeof(std::int64_t)));
+      bytes = Scratch::bytes_of(
+          [&](const Scratch& s) { (void)take_buffers<T>(s, product.plan, b_packed, threads); });
     });
     return bytes;
   }
@@ -168,9 +231,17 @@ class MatMulOp final : public Op {
            const PackedMatMulB* packed) const {
     const Tensor& a = inputs[0];
     const Tensor& b = inputs[1];
-    const MatMulPlan p = plan(a.shape(), b.shape(), outputs[0].size() > 0);
+    Product product = plan(a.shape(), b.shape());
+    MatMulPlan& p = product.plan;
     if (!dispatch_numeric(a.element_type(), [&](auto tag) {
           using T = typename decltype(tag)::type;
+          const MatMulBuffers buffers =
+              take_buffers<T>(context.scratch, p, packed != nullptr, context.parallel.threads());
+          if (buffers.a_index.empty()) return;  // an empty output
+          fill_indices(product, buffers.a_index, buffers.b_index);
+          p.a_index = buffers.a_index;
+          p.b_index = buffers.b_index;
+          const Scratch kernel = buffers.kernel[0];
           if constexpr (uses_gemm<T>) {
             GemmArgs<T> args;
             args.m = p.m;
@@ -179,24 +250,26 @@ class MatMulOp final : public Op {
             args.a = a.data<T>();
             args.transpose_a = p.transpose_a;
             args.c = outputs[0].data<T>();
-            args.batches = static_cast<std::int64_t>(p.a_index.size());
+            args.batches = p.batches;
             args.a_index = p.a_index.data();
             args.b_index = p.b_index.data();
+            args.scratch = &kernel;
             if (packed)
               gemm(context.parallel, args, packed->b);
             else
               gemm(context.parallel, args, b.data<T>(), p.b_count, p.transpose_b);
           } else {
-            matmul(context.parallel, a.data<T>(), b.data<T>(), p, outputs[0].data<T>());
+            matmul(context.parallel, a.data<T>(), b.data<T>(), p, outputs[0].data<T>(), kernel);
           }
         }))
       no_kernel(0, a.element_type());
   }
 
-  /// The kernel's view of static shapes the shape rule accepted; the matrix indices only when
-  /// `indices` (the output is not empty), else just their count.
-  MatMulPlan plan(const Shape& as, const Shape& bs, bool indices) const {
-    MatMulPlan p;
+  /// The kernel's view of static shapes the shape rule accepted, without the matrix indices,
+  /// and the batch axes to work them out from.
+  Product plan(const Shape& as, const Shape& bs) const {
+    Product product;
+    MatMulPlan& p = product.plan;
     const bool a1 = as.size() == 1, b1 = bs.size() == 1;
     p.transpose_a = attributes_.transpose_a && !a1;
     p.transpose_b = attributes_.transpose_b && !b1;
@@ -208,45 +281,23 @@ class MatMulOp final : public Op {
     // The batch axes, right-aligned.
     const std::size_t a_batch = a1 ? 0 : as.size() - 2, b_batch = b1 ? 0 : bs.size() - 2;
     const std::size_t rank = std::max(a_batch, b_batch);
-    std::vector<std::int64_t> ad(rank, 1), bd(rank, 1), od(rank);
-    std::copy_n(as.begin(), a_batch, ad.begin() + static_cast<std::ptrdiff_t>(rank - a_batch));
-    std::copy_n(bs.begin(), b_batch, bd.begin() + static_cast<std::ptrdiff_t>(rank - b_batch));
-    std::int64_t count = 1;
+    product.a_dims.assign(rank, 1);
+    product.b_dims.assign(rank, 1);
+    product.out_dims.resize(rank);
+    std::copy_n(as.begin(), a_batch,
+                product.a_dims.begin() + static_cast<std::ptrdiff_t>(rank - a_batch));
+    std::copy_n(bs.begin(), b_batch,
+                product.b_dims.begin() + static_cast<std::ptrdiff_t>(rank - b_batch));
+    p.batches = 1;
     p.b_count = 1;
     for (std::size_t i = 0; i < rank; ++i) {
-      od[i] = ad[i] == 1 ? bd[i] : ad[i];
-      count *= od[i];
-      p.b_count *= bd[i];
+      const std::int64_t ad = product.a_dims[i], bd = product.b_dims[i];
+      product.out_dims[i] = ad == 1 ? bd : ad;
+      // Saturating: an empty operand may have batch axes whose product is no size.
+      p.batches = saturating_mul(p.batches, product.out_dims[i]);
+      p.b_count = saturating_mul(p.b_count, bd);
     }
-    if (!indices) {
-      p.a_index.resize(static_cast<std::size_t>(count));
-      return p;
-    }
-    // An odometer over the output's batch axes tracks the matrix each operand gives.
-    std::vector<std::int64_t> a_stride(rank), b_stride(rank), pos(rank, 0);
-    std::int64_t sa = 1, sb = 1;
-    for (std::size_t i = rank; i-- > 0;) {
-      a_stride[i] = ad[i] == 1 ? 0 : sa;
-      b_stride[i] = bd[i] == 1 ? 0 : sb;
-      sa *= ad[i];
-      sb *= bd[i];
-    }
-    std::int64_t ai = 0, bi = 0;
-    p.a_index.reserve(static_cast<std::size_t>(count));
-    p.b_index.reserve(static_cast<std::size_t>(count));
-    for (std::int64_t c = 0; c < count; ++c) {
-      p.a_index.push_back(ai);
-      p.b_index.push_back(bi);
-      for (std::size_t i = rank; i-- > 0;) {
-        ai += a_stride[i];
-        bi += b_stride[i];
-        if (++pos[i] < od[i]) break;
-        ai -= a_stride[i] * od[i];
-        bi -= b_stride[i] * od[i];
-        pos[i] = 0;
-      }
-    }
-    return p;
+    return product;
   }
 
   MatMulAttributes attributes_;

@@ -82,10 +82,13 @@ namespace {
 struct Allocated {
   std::size_t count = 0;
   std::size_t bytes = 0;
+  /// Whether the layer ran with the data its op prepared at load (a Const packed).
+  bool prepared = false;
 };
 
-/// Runs the tester's op on `inputs` (its Parameters, in port order) with `threads` threads and a
-/// Scratch of exactly its declared bytes; returns what execute() allocated from the heap.
+/// Runs the tester's op on `inputs` (all of them, in port order, a Const's value included) with
+/// `threads` threads and a Scratch of exactly its declared bytes, as the executor runs it (with
+/// the data prepared at load, if any); returns what execute() allocated from the heap.
 Allocated allocated_in_execute(OpTester& tester, const std::vector<Tensor>& inputs,
                                unsigned threads, const LoadOptions& options = {}) {
   const Model model = tester.load(options);
@@ -102,17 +105,23 @@ Allocated allocated_in_execute(OpTester& tester, const std::vector<Tensor>& inpu
     outputs.push_back(uninitialized_tensor(o.type, o.shape.to_shape()));
   ThreadPool pool(threads);
   const Parallel parallel(&pool);
-  const std::size_t declared = node->op->scratch_bytes(inputs, outputs, parallel.threads());
+  const std::size_t declared =
+      node->prepared
+          ? node->op->scratch_bytes_prepared(inputs, outputs, parallel.threads(), *node->prepared)
+          : node->op->scratch_bytes(inputs, outputs, parallel.threads());
   const std::shared_ptr<void> arena = allocate_buffer(declared);
   const ExecContext context{parallel, Scratch(arena.get(), declared)};
   allocations = 0;
   allocated_bytes = 0;
   armed = true;
-  node->op->execute(inputs, outputs, context);
+  if (node->prepared)
+    node->op->execute_prepared(inputs, outputs, context, *node->prepared);
+  else
+    node->op->execute(inputs, outputs, context);
   armed = false;
   // Taking more than declared throws; what was taken is at most the slice.
   CHECK(context.scratch.bytes() <= declared);
-  return {allocations.load(), allocated_bytes.load()};
+  return {allocations.load(), allocated_bytes.load(), node->prepared != nullptr};
 }
 
 /// The most an op's plan may take from the heap.
@@ -400,5 +409,54 @@ TEST_CASE("FakeQuantize takes its converted limits from the arena and allocates 
     small.insert(small.end(), limits.begin(), limits.end());
     large.insert(large.end(), limits.begin(), limits.end());
     check_no_data_sized_allocation(t, small, large);
+  }
+}
+
+TEST_CASE("MatMul takes its matrix indices, packed B and per-thread buffers from the arena") {
+  // Batched products (a pair of matrix indices per output matrix: 640 on the large inputs), B's
+  // batch broadcast, a row or two of A (B read in place, or folded into the rows), and large
+  // matrices (the per-thread blocks). f32 and f16 go through the GEMM, B fed (packed into
+  // scratch at every call) or a Const (packed at load); i32 and f64 through the other kernel.
+  struct Case {
+    Shape a_small, a_large, b_small, b_large;
+  };
+  const Case fed[] = {
+      {{64, 8, 16}, {640, 8, 16}, {64, 16, 8}, {640, 16, 8}},
+      {{64, 8, 16}, {640, 8, 16}, {16, 8}, {16, 8}},
+      {{64, 2, 16}, {640, 2, 16}, {64, 16, 40}, {640, 16, 40}},
+      {{2, 8, 16}, {2, 300, 100}, {2, 16, 8}, {2, 100, 120}},
+  };
+  // A Const B is the same on the small and the large input.
+  const Case constant[] = {
+      {{64, 8, 16}, {640, 8, 16}, {16, 8}, {16, 8}},
+      {{4, 8, 16}, {4, 800, 16}, {4, 16, 40}, {4, 16, 40}},
+  };
+  const auto value = [](std::size_t i) { return static_cast<double>(i % 7) * 0.125; };
+  for (const ElementType type :
+       {ElementType::f32, ElementType::f16, ElementType::i32, ElementType::f64}) {
+    CAPTURE(to_string(type));
+    for (const Case& c : fed) {
+      CAPTURE(to_string(c.a_large));
+      CAPTURE(to_string(c.b_large));
+      OpTester t("MatMul", "opset1");
+      t.input_parameter("a", type, any_shape(c.a_small.size()));
+      t.input_parameter("b", type, any_shape(c.b_small.size()));
+      check_no_data_sized_allocation(
+          t, {filled(type, c.a_small, value), filled(type, c.b_small, value)},
+          {filled(type, c.a_large, value), filled(type, c.b_large, value)});
+    }
+    for (const Case& c : constant) {
+      CAPTURE(to_string(c.a_large));
+      CAPTURE(to_string(c.b_large));
+      const Tensor b = filled(type, c.b_small, value);
+      OpTester t("MatMul", "opset1");
+      t.input_parameter("a", type, any_shape(c.a_small.size()));
+      t.input_const("b", b);
+      check_no_data_sized_allocation(t, {filled(type, c.a_small, value), b},
+                                     {filled(type, c.a_large, value), b});
+      // The GEMM's types pack a Const B at load; the others have nothing to prepare.
+      const bool gemm = type == ElementType::f32 || type == ElementType::f16;
+      CHECK(allocated_in_execute(t, {filled(type, c.a_small, value), b}, 1).prepared == gemm);
+    }
   }
 }
