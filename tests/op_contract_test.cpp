@@ -40,6 +40,10 @@ std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view
       {"dilations", "1"},
       {"pads_begin", "0"},
       {"pads_end", "0"},
+      {"offset", "0.5"},
+      {"num_classes", "2"},
+      {"keep_top_k", "1"},
+      {"nms_threshold", "0.5"},
   };
 }
 

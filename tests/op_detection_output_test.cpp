@@ -3,9 +3,8 @@
 // and the kernel against the plain reference of tests/reference/detection_output.hpp on random
 // inputs over every attribute, the first stage's inputs, f16 codes with f32 priors.
 
-#include "reference/detection_output.hpp"
-
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include "irlite/irlite.hpp"
 #include "op_test_util.hpp"
 #include "op_tester.hpp"
+#include "reference/detection_output.hpp"
 
 using namespace irlite;
 using namespace irlite::test;
@@ -52,15 +52,18 @@ std::vector<std::vector<double>> rows_of(const std::vector<double>& out) {
 TEST_CASE("DetectionOutput: suppression, ties, keep_top_k and the closing row by hand") {
   // Three priors; the codes are added to the corners (CORNER, variances in the priors, all 1).
   // Priors 0 and 1 overlap almost fully, prior 2 stands apart.
-  const Tensor priors =
-      tensor(ElementType::f32, {1, 2, 12},
-             {0, 0, 0.5, 0.5, 0.01, 0, 0.51, 0.5, 0.6, 0.6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  const Tensor priors = tensor(
+      ElementType::f32, {1, 2, 12},
+      {0, 0, 0.5, 0.5, 0.01, 0, 0.51, 0.5, 0.6, 0.6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   const Tensor loc = tensor(ElementType::f32, {1, 12}, std::vector<double>(12, 0));
   // Two classes besides the background 0: class 1 ties between priors 0 and 1.
   const Tensor conf =
       tensor(ElementType::f32, {1, 9}, {0.1, 0.8, 0.3, 0.2, 0.8, 0.6, 0.9, 0.05, 0.7});
-  const Attrs a = {{"num_classes", "3"}, {"keep_top_k", "10"}, {"nms_threshold", "0.5"},
-                   {"confidence_threshold", "0.1"}, {"normalized", "1"}};
+  const Attrs a = {{"num_classes", "3"},
+                   {"keep_top_k", "10"},
+                   {"nms_threshold", "0.5"},
+                   {"confidence_threshold", "0.1"},
+                   {"normalized", "1"}};
   auto op = make("opset1", a);
   const std::vector<double> out = doubles(run(*op, {loc, conf, priors}));
   REQUIRE(out.size() == 70);
@@ -69,8 +72,8 @@ TEST_CASE("DetectionOutput: suppression, ties, keep_top_k and the closing row by
   // is under the threshold. Class 2: 0.7 at prior 2, then 0.6 at prior 1 (kept: apart from 2),
   // then 0.3 at prior 0 (suppressed by prior 1).
   REQUIRE(rows.size() == 3);
-  CHECK(rows[0] == std::vector<double>{0, 1, doubles(tensor(ElementType::f32, {}, {0.8}))[0], 0,
-                                       0, 0.5, 0.5});
+  CHECK(rows[0] ==
+        std::vector<double>{0, 1, doubles(tensor(ElementType::f32, {}, {0.8}))[0], 0, 0, 0.5, 0.5});
   CHECK(rows[1][1] == 2);
   CHECK(rows[1][6] == 1);
   CHECK(rows[2][1] == 2);
@@ -97,8 +100,8 @@ TEST_CASE("DetectionOutput: suppression, ties, keep_top_k and the closing row by
   mx["decrease_label_id"] = "1";
   const auto m = rows_of(doubles(run(*make("opset1", mx), {loc, conf, priors})));
   REQUIRE(m.size() == 2);
-  CHECK(m[0] == std::vector<double>{0, 0, doubles(tensor(ElementType::f32, {}, {0.8}))[0], 0, 0,
-                                    0.5, 0.5});
+  CHECK(m[0] ==
+        std::vector<double>{0, 0, doubles(tensor(ElementType::f32, {}, {0.8}))[0], 0, 0, 0.5, 0.5});
   CHECK(m[1][1] == 1);
   CHECK(m[1][3] == doctest::Approx(0.6));
 }
@@ -111,8 +114,11 @@ TEST_CASE("DetectionOutput: CENTER_SIZE decoding with variances, clipping, not n
       tensor(ElementType::f32, {1, 2, 4}, {0.2, 0.2, 0.6, 0.4, 0.1, 0.1, 0.2, 0.2});
   const Tensor loc = tensor(ElementType::f32, {1, 4}, {1, -1, std::log(2.0) / 0.2, 0});
   const Tensor conf = tensor(ElementType::f32, {1, 2}, {0, 0.9});
-  Attrs a = {{"num_classes", "2"}, {"keep_top_k", "-1"}, {"nms_threshold", "0.5"},
-             {"normalized", "true"}, {"code_type", "caffe.PriorBoxParameter.CENTER_SIZE"}};
+  Attrs a = {{"num_classes", "2"},
+             {"keep_top_k", "-1"},
+             {"nms_threshold", "0.5"},
+             {"normalized", "true"},
+             {"code_type", "caffe.PriorBoxParameter.CENTER_SIZE"}};
   const auto r = rows_of(doubles(run(*make("opset1", a), {loc, conf, priors})));
   REQUIRE(r.size() == 1);
   CHECK(r[0][3] == doctest::Approx(0.04));
@@ -125,11 +131,12 @@ TEST_CASE("DetectionOutput: CENTER_SIZE decoding with variances, clipping, not n
   const auto c = rows_of(doubles(run(*make("opset1", a), {far, conf, priors})));
   CHECK(c[0][3] == 1);
   // Priors of 5 values (the first skipped) in pixels, divided by input_width / input_height.
-  const Tensor pixels = tensor(ElementType::f32, {1, 2, 5},
-                               {7, 20, 10, 60, 20, 0.1, 0.1, 0.2, 0.2, 0});
-  Attrs p = {{"num_classes", "2"},  {"keep_top_k", "5"},      {"nms_threshold", "0.5"},
-             {"normalized", "0"},   {"input_width", "100"},   {"input_height", "50"}};
-  const auto q = rows_of(doubles(run(*make("opset1", p), {tensor(ElementType::f32, {1, 4}, {0, 0, 0, 0}), conf, pixels})));
+  const Tensor pixels =
+      tensor(ElementType::f32, {1, 2, 5}, {7, 20, 10, 60, 20, 0.1, 0.1, 0.2, 0.2, 0});
+  Attrs p = {{"num_classes", "2"}, {"keep_top_k", "5"},    {"nms_threshold", "0.5"},
+             {"normalized", "0"},  {"input_width", "100"}, {"input_height", "50"}};
+  const auto q = rows_of(doubles(
+      run(*make("opset1", p), {tensor(ElementType::f32, {1, 4}, {0, 0, 0, 0}), conf, pixels})));
   REQUIRE(q.size() == 1);
   CHECK(q[0][3] == doctest::Approx(0.2));
   CHECK(q[0][4] == doctest::Approx(0.2));
@@ -138,8 +145,11 @@ TEST_CASE("DetectionOutput: CENTER_SIZE decoding with variances, clipping, not n
 }
 
 TEST_CASE("DetectionOutput: the shape rule and its located errors") {
-  auto v1 = make("opset1", {{"num_classes", "3"}, {"keep_top_k", "-1"}, {"top_k", "5"},
-                            {"nms_threshold", "0.5"}, {"normalized", "1"}});
+  auto v1 = make("opset1", {{"num_classes", "3"},
+                            {"keep_top_k", "-1"},
+                            {"top_k", "5"},
+                            {"nms_threshold", "0.5"},
+                            {"normalized", "1"}});
   // keep_top_k -1 and top_k 5: N * top_k * classes rows.
   CHECK(inferred(*v1, {info(ElementType::f32, "[2,40]"), info(ElementType::f32, "[2,30]"),
                        info(ElementType::f32, "[1,2,40]")}) == "f32 [1,1,30,7]");
@@ -179,8 +189,9 @@ TEST_CASE("DetectionOutput: the shape rule and its located errors") {
                     info(ElementType::f32, "[2,40]")})
             .find("the first stage's confidences [2,21] must hold 20 per image") !=
         std::string::npos);
-  CHECK(error_of([] { (void)make("opset1", {{"keep_top_k", "1"}, {"nms_threshold", "0.5"}}); })
-            .find("missing required attribute 'num_classes'") != std::string::npos);
+  CHECK(error_of([] {
+          (void)make("opset1", {{"keep_top_k", "1"}, {"nms_threshold", "0.5"}});
+        }).find("missing required attribute 'num_classes'") != std::string::npos);
   CHECK(error_of([] {
           (void)make("opset8", {{"keep_top_k", "1"}, {"nms_threshold", "0.5"}, {"code_type", "x"}});
         }).find("attribute 'code_type' = 'x'") != std::string::npos);
@@ -191,9 +202,10 @@ TEST_CASE("DetectionOutput: the shape rule and its located errors") {
   t.input_parameter("conf", ElementType::f32, ps("[?,?]"));
   t.input_parameter("priors", ElementType::f32, ps("[1,2,?]"));
   CHECK(error_of([&] {
-          (void)t.run({{"loc", tensor(ElementType::f32, {1, 8}, std::vector<double>(8, 0))},
-                       {"conf", tensor(ElementType::f32, {1, 6}, std::vector<double>(6, 0))},
-                       {"priors", tensor(ElementType::f32, {1, 2, 12}, std::vector<double>(24, 0))}});
+          (void)t.run(
+              {{"loc", tensor(ElementType::f32, {1, 8}, std::vector<double>(8, 0))},
+               {"conf", tensor(ElementType::f32, {1, 6}, std::vector<double>(6, 0))},
+               {"priors", tensor(ElementType::f32, {1, 2, 12}, std::vector<double>(24, 0))}});
         }).find("'det' (DetectionOutput-8), input port 0: the box codes [1,8] must hold 12") !=
         std::string::npos);
 }
@@ -201,10 +213,14 @@ TEST_CASE("DetectionOutput: the shape rule and its located errors") {
 namespace {
 
 /// Random values in [lo, hi) as f32 would hold them.
+/// A dimension from a count.
+std::int64_t dim(std::size_t n) {
+  return static_cast<std::int64_t>(n);
+}
+
 std::vector<double> random_values(std::mt19937& rng, std::size_t n, double lo, double hi) {
   std::vector<double> v(n);
-  for (double& x : v)
-    x = static_cast<float>(std::uniform_real_distribution<double>(lo, hi)(rng));
+  for (double& x : v) x = static_cast<float>(std::uniform_real_distribution<double>(lo, hi)(rng));
   return v;
 }
 
@@ -243,7 +259,8 @@ TEST_CASE("DetectionOutput: random inputs and attributes against the reference")
     const std::size_t rows_per_batch = s.variance_encoded ? 1 : 2;
     // Boxes as [x, y, x + w, y + h] (in pixels when not normalized), variances after them.
     std::vector<double> prior_data;
-    const double unit_w = s.normalized ? 1 : s.input_width, unit_h = s.normalized ? 1 : s.input_height;
+    const double unit_w = s.normalized ? 1 : s.input_width,
+                 unit_h = s.normalized ? 1 : s.input_height;
     for (std::size_t b = 0; b < prior_batches; ++b) {
       for (std::size_t i = 0; i < priors; ++i) {
         if (!s.normalized) prior_data.push_back(static_cast<double>(b));
@@ -260,8 +277,10 @@ TEST_CASE("DetectionOutput: random inputs and attributes against the reference")
     }
     const std::size_t code_count = images * priors * sets * 4;
     const auto loc = random_values(rng, code_count, -1, 1);
-    const auto conf = random_values(rng, images * priors * static_cast<std::size_t>(s.classes), 0, 1);
-    const auto arm_conf = arm ? random_values(rng, images * priors * 2, 0, 1) : std::vector<double>{};
+    const auto conf =
+        random_values(rng, images * priors * static_cast<std::size_t>(s.classes), 0, 1);
+    const auto arm_conf =
+        arm ? random_values(rng, images * priors * 2, 0, 1) : std::vector<double>{};
     const auto arm_loc = arm ? random_values(rng, code_count, -0.5, 0.5) : std::vector<double>{};
     Attrs a = {{"background_label_id", std::to_string(s.background)},
                {"top_k", std::to_string(s.top_k)},
@@ -281,16 +300,17 @@ TEST_CASE("DetectionOutput: random inputs and attributes against the reference")
                {"objectness_score", fmt::format("{}", s.objectness_score)}};
     if (!v8) a["num_classes"] = std::to_string(s.classes);
     std::vector<Tensor> inputs = {
-        tensor(ElementType::f32, {images, priors * sets * 4}, loc),
-        tensor(ElementType::f32, {images, priors * static_cast<std::size_t>(s.classes)}, conf),
-        tensor(ElementType::f32, {prior_batches, rows_per_batch, priors * width}, prior_data)};
+        tensor(ElementType::f32, {dim(images), dim(priors * sets * 4)}, loc),
+        tensor(ElementType::f32, {dim(images), dim(priors) * s.classes}, conf),
+        tensor(ElementType::f32, {dim(prior_batches), dim(rows_per_batch), dim(priors * width)},
+               prior_data)};
     if (arm) {
-      inputs.push_back(tensor(ElementType::f32, {images, priors * 2}, arm_conf));
-      inputs.push_back(tensor(ElementType::f32, {images, priors * sets * 4}, arm_loc));
+      inputs.push_back(tensor(ElementType::f32, {dim(images), dim(priors * 2)}, arm_conf));
+      inputs.push_back(tensor(ElementType::f32, {dim(images), dim(priors * sets * 4)}, arm_loc));
     }
     auto op = make(v8 ? "opset8" : "opset1", a);
     const Tensor out = run(*op, inputs);
-    const std::size_t rows = out.shape()[2];
+    const auto rows = static_cast<std::size_t>(out.shape()[2]);
     const std::vector<double> want = reference::detection_output(
         s, images, priors, loc, conf, prior_data, prior_batches, arm_conf, arm_loc, rows);
     const std::vector<double> got = doubles(out);

@@ -3,9 +3,8 @@
 // dims), the located errors on bad attributes, shapes and values, and the kernels against the
 // plain references of tests/reference/prior_box.hpp on random attributes and sizes.
 
-#include "reference/prior_box.hpp"
-
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include "irlite/irlite.hpp"
 #include "op_test_util.hpp"
 #include "op_tester.hpp"
+#include "reference/prior_box.hpp"
 
 using namespace irlite;
 using namespace irlite::test;
@@ -33,8 +33,8 @@ std::unique_ptr<const Op> make(const char* type, const char* opset, const Attrs&
   return op_def(type, opset).create(Attributes(std::move(items)));
 }
 
-std::vector<double> priors(const char* type, const char* opset, const Attrs& attrs,
-                           std::int64_t h, std::int64_t w, std::int64_t ih, std::int64_t iw) {
+std::vector<double> priors(const char* type, const char* opset, const Attrs& attrs, std::int64_t h,
+                           std::int64_t w, std::int64_t ih, std::int64_t iw) {
   return doubles(run(*make(type, opset, attrs), {i64s({h, w}), i64s({ih, iw})}));
 }
 
@@ -62,12 +62,16 @@ std::string error_of(const std::function<void()>& f) {
 TEST_CASE("PriorBox: one cell worked out by hand, in both orders") {
   // A 1x1 map over a 4x4 image: centre (2, 2). min 2 -> half 1; max 8 -> sqrt(16) / 2 = 2;
   // ratio 4 -> half-width 1 * 2, half-height 1 / 2.
-  const Attrs a = {{"min_size", "2"}, {"max_size", "8"}, {"aspect_ratio", "4"},
-                   {"offset", "0.5"}, {"variance", "0.1,0.2,0.3,0.4"}};
+  const Attrs a = {{"min_size", "2"},
+                   {"max_size", "8"},
+                   {"aspect_ratio", "4"},
+                   {"offset", "0.5"},
+                   {"variance", "0.1,0.2,0.3,0.4"}};
   const std::vector<double> min_box = {0.25, 0.25, 0.75, 0.75}, max_box = {0, 0, 1, 1},
                             ratio_box = {0, 0.375, 1, 0.625};
   std::vector<double> want;
-  for (const auto* b : {&min_box, &max_box, &ratio_box}) want.insert(want.end(), b->begin(), b->end());
+  for (const auto* b : {&min_box, &max_box, &ratio_box})
+    want.insert(want.end(), b->begin(), b->end());
   for (int i = 0; i < 3; ++i) want.insert(want.end(), {0.1, 0.2, 0.3, 0.4});
   check_close(priors("PriorBox", "opset1", a, 1, 1, 4, 4), want);
   check_close(priors("PriorBox", "opset8", a, 1, 1, 4, 4), want);
@@ -82,21 +86,21 @@ TEST_CASE("PriorBox: one cell worked out by hand, in both orders") {
   // PriorBox-1 does not define it: the attribute is not read.
   check_close(priors("PriorBox", "opset1", b, 1, 1, 4, 4), want);
   // flip adds 1/4 (half-width 0.5, half-height 2); clip cuts to [0, 1]; one variance for all.
-  Attrs c = {{"min_size", "2"}, {"aspect_ratio", "4"}, {"flip", "1"}, {"clip", "1"},
-             {"offset", "0.5"}, {"step", "4"}, {"variance", "0.5"}};
+  Attrs c = {{"min_size", "2"}, {"aspect_ratio", "4"}, {"flip", "1"},      {"clip", "1"},
+             {"offset", "0.5"}, {"step", "4"},         {"variance", "0.5"}};
   check_close(priors("PriorBox", "opset1", c, 1, 1, 4, 4),
-              {0.25, 0.25, 0.75, 0.75, 0, 0.375, 1, 0.625, 0.375, 0, 0.625, 1, 0.5, 0.5, 0.5, 0.5,
-               0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5});
+              {0.25, 0.25, 0.75, 0.75, 0,   0.375, 1,   0.625, 0.375, 0,   0.625, 1,
+               0.5,  0.5,  0.5,  0.5,  0.5, 0.5,   0.5, 0.5,   0.5,   0.5, 0.5,   0.5});
 }
 
 TEST_CASE("PriorBoxClustered: boxes by hand, steps, clip by default, an ignored flip") {
   // 1x2 map over a 10x20 image, step 10: centres (5, 5) and (15, 5).
-  const Attrs a = {{"width", "4,10"}, {"height", "2,30"}, {"step", "10"}, {"offset", "0.5"},
-                   {"flip", "1"}, {"variance", "0.1,0.1,0.2,0.2"}};
+  const Attrs a = {{"width", "4,10"}, {"height", "2,30"}, {"step", "10"},
+                   {"offset", "0.5"}, {"flip", "1"},      {"variance", "0.1,0.1,0.2,0.2"}};
   const std::vector<double> got = priors("PriorBoxClustered", "opset1", a, 1, 2, 10, 20);
   // Clip is on by default: the 30-pixel height reaches past both edges.
-  const std::vector<double> boxes = {3.0 / 20, 0.4, 7.0 / 20, 0.6, 0, 0, 0.5, 1,
-                                     13.0 / 20, 0.4, 17.0 / 20, 0.6, 0.5, 0, 1, 1};
+  const std::vector<double> boxes = {3.0 / 20,  0.4, 7.0 / 20,  0.6, 0,   0, 0.5, 1,
+                                     13.0 / 20, 0.4, 17.0 / 20, 0.6, 0.5, 0, 1,   1};
   check_close(std::vector<double>(got.begin(), got.begin() + 16), boxes);
   Attrs b = a;
   b["clip"] = "0";
@@ -122,10 +126,10 @@ Model priors_model(const char* type, const char* opset, const Attrs& attrs, cons
                                                                   {"end_mask", "0"}};
   std::vector<GraphBuilder::Port> sizes;
   for (const auto& in : {map, image}) {
-    const auto shape = g.layer("ShapeOf", "opset3", {{"output_type", "i64"}}, {in},
-                               {ElementType::i64});
-    sizes.push_back(
-        g.layer("StridedSlice", "opset1", masks, {shape[0], begin, end, stride}, {ElementType::i64})[0]);
+    const auto shape =
+        g.layer("ShapeOf", "opset3", {{"output_type", "i64"}}, {in}, {ElementType::i64});
+    sizes.push_back(g.layer("StridedSlice", "opset1", masks, {shape[0], begin, end, stride},
+                            {ElementType::i64})[0]);
   }
   const auto out = g.layer(type, opset, {attrs.begin(), attrs.end()}, {sizes[0], sizes[1]},
                            {ElementType::f32}, "priors");
@@ -136,12 +140,15 @@ Model priors_model(const char* type, const char* opset, const Attrs& attrs, cons
 }  // namespace
 
 TEST_CASE("PriorBox: the shape is static at load through ShapeOf -> StridedSlice, f32 in f16") {
-  const Attrs box = {{"min_size", "4"}, {"max_size", "9"}, {"aspect_ratio", "2"},
-                     {"flip", "1"}, {"offset", "0.5"}};
+  const Attrs box = {{"min_size", "4"},
+                     {"max_size", "9"},
+                     {"aspect_ratio", "2"},
+                     {"flip", "1"},
+                     {"offset", "0.5"}};
   // 4 priors per cell (1, 2, 1/2 and the max box) over 3x5 cells.
   const Model m = priors_model("PriorBox", "opset1", box, "1,8,3,5");
   CHECK(m.outputs()[0].shape == ps("2,240"));
-  CHECK(m.outputs()[0].type == ElementType::f32);
+  CHECK(m.outputs()[0].element_type == ElementType::f32);
   CHECK_FALSE(m.is_dynamic());
   const Attrs clustered = {{"width", "1,2,3"}, {"height", "1,2,3"}, {"offset", "0.5"}};
   CHECK(priors_model("PriorBoxClustered", "opset1", clustered, "1,8,3,5").outputs()[0].shape ==
@@ -153,8 +160,9 @@ TEST_CASE("PriorBox: the shape is static at load through ShapeOf -> StridedSlice
   // The values computed at run time match the reference.
   Model dynamic = priors_model("PriorBox", "opset8", box, "1,8,?,5", ElementType::f32);
   Session session(dynamic);
-  const auto out = session.run({{"map", tensor(ElementType::f32, {1, 8, 2, 5}, std::vector<double>(80, 0))},
-                                {"image", tensor(ElementType::f32, {1, 3, 30, 50}, std::vector<double>(4500, 0))}});
+  const auto out = session.run(
+      {{"map", tensor(ElementType::f32, {1, 8, 2, 5}, std::vector<double>(80, 0))},
+       {"image", tensor(ElementType::f32, {1, 3, 30, 50}, std::vector<double>(4500, 0))}});
   reference::PriorBoxSpec spec;
   spec.min_size = {4};
   spec.max_size = {9};
@@ -165,35 +173,41 @@ TEST_CASE("PriorBox: the shape is static at load through ShapeOf -> StridedSlice
 
 TEST_CASE("PriorBox: errors on attributes, shapes and values, located") {
   // Attribute values.
-  CHECK(error_of([] { (void)make("PriorBox", "opset1", {{"offset", "0.5"}, {"variance", "1,2"}}); })
-            .find("attribute 'variance' = '1,2': expected no, one or four values") !=
-        std::string::npos);
-  CHECK(error_of([] { (void)make("PriorBox", "opset1", {{"offset", "0.5"}, {"min_size", "-1"}}); })
-            .find("expected positive numbers") != std::string::npos);
-  CHECK(error_of([] { (void)make("PriorBox", "opset1", {{"min_size", "1"}}); })
-            .find("missing required attribute 'offset'") != std::string::npos);
   CHECK(error_of([] {
-          (void)make("PriorBox", "opset1", {{"offset", "0.5"}, {"fixed_size", "4,8"}, {"density", "1"}});
+          (void)make("PriorBox", "opset1", {{"offset", "0.5"}, {"variance", "1,2"}});
+        }).find("attribute 'variance' = '1,2': expected no, one or four values") !=
+        std::string::npos);
+  CHECK(error_of([] {
+          (void)make("PriorBox", "opset1", {{"offset", "0.5"}, {"min_size", "-1"}});
+        }).find("expected positive numbers") != std::string::npos);
+  CHECK(error_of([] {
+          (void)make("PriorBox", "opset1", {{"min_size", "1"}});
+        }).find("missing required attribute 'offset'") != std::string::npos);
+  CHECK(error_of([] {
+          (void)make("PriorBox", "opset1",
+                     {{"offset", "0.5"}, {"fixed_size", "4,8"}, {"density", "1"}});
         }).find("expected one value per fixed_size") != std::string::npos);
   CHECK(error_of([] {
-          (void)make("PriorBoxClustered", "opset1", {{"offset", "0.5"}, {"width", "1,2"}, {"height", "1"}});
+          (void)make("PriorBoxClustered", "opset1",
+                     {{"offset", "0.5"}, {"width", "1,2"}, {"height", "1"}});
         }).find("expected one value per width") != std::string::npos);
   // Attribute mixes OpenVINO sizes wrongly: more max sizes than min sizes.
-  auto mixed = make("PriorBox", "opset1", {{"offset", "0.5"}, {"min_size", "2"}, {"max_size", "3,4"}});
+  auto mixed =
+      make("PriorBox", "opset1", {{"offset", "0.5"}, {"min_size", "2"}, {"max_size", "3,4"}});
   CHECK(error_of([&] {
-          (void)mixed->infer(std::vector<ValueInfo>{info(ElementType::i64, "[2]"),
-                                                    info(ElementType::i64, "[2]")});
+          (void)mixed->infer(
+              std::vector<ValueInfo>{info(ElementType::i64, "[2]"), info(ElementType::i64, "[2]")});
         }).find("these attributes make 2 priors per cell but OpenVINO sizes the output for 3") !=
         std::string::npos);
   // Shapes and types.
   auto op = make("PriorBox", "opset1", {{"offset", "0.5"}, {"min_size", "2"}});
   CHECK(error_of([&] {
-          (void)op->infer(std::vector<ValueInfo>{info(ElementType::i64, "[3]"),
-                                                 info(ElementType::i64, "[2]")});
+          (void)op->infer(
+              std::vector<ValueInfo>{info(ElementType::i64, "[3]"), info(ElementType::i64, "[2]")});
         }).find("the feature map's size must be a 1-D tensor of two values") != std::string::npos);
   CHECK(error_of([&] {
-          (void)op->infer(std::vector<ValueInfo>{info(ElementType::i64, "[2]"),
-                                                 info(ElementType::f32, "[2]")});
+          (void)op->infer(
+              std::vector<ValueInfo>{info(ElementType::i64, "[2]"), info(ElementType::f32, "[2]")});
         }).find("must be an integer tensor") != std::string::npos);
   CHECK(inferred(*op, {info(ElementType::i32, "[?]"), info(ElementType::u8, "[...]")}) ==
         "f32 [2,?]");
@@ -203,17 +217,20 @@ TEST_CASE("PriorBox: errors on attributes, shapes and values, located") {
   t.input_parameter("map", i64s({2, 2}));
   t.input_parameter("image", i64s({8, 8}));
   CHECK(t.run()[0].shape() == Shape{2, 16});
-  CHECK(error_of([&] { (void)t.run({{"map", i64s({-1, 2})}}); })
-            .find("'pb' (PriorBox-1), input port 0: the feature map's height is -1") !=
+  CHECK(error_of([&] {
+          (void)t.run({{"map", i64s({-1, 2})}});
+        }).find("'pb' (PriorBox-1), input port 0: the feature map's height is -1") !=
         std::string::npos);
-  CHECK(error_of([&] { (void)t.run({{"image", i64s({8, 0})}}); })
-            .find("input port 1: the image's width is 0; it must be positive") != std::string::npos);
+  CHECK(error_of([&] {
+          (void)t.run({{"image", i64s({8, 0})}});
+        }).find("input port 1: the image's width is 0; it must be positive") != std::string::npos);
   // A Const map size that is negative is the model's error while loading.
   OpTester c("PriorBoxClustered", "opset1", "pbc");
   c.attr("offset", "0.5");
   c.input_const("map", i64s({2, -3}));
   c.input_parameter("image", i64s({8, 8}));
-  CHECK(error_of([&] { (void)c.load(); }).find("the feature map's width is -3") != std::string::npos);
+  CHECK(error_of([&] { (void)c.load(); }).find("the feature map's width is -3") !=
+        std::string::npos);
 }
 
 TEST_CASE("PriorBox and PriorBoxClustered: random attributes against the references") {
@@ -221,7 +238,9 @@ TEST_CASE("PriorBox and PriorBoxClustered: random attributes against the referen
   const auto uniform = [&](double lo, double hi) {
     return std::uniform_real_distribution<double>(lo, hi)(rng);
   };
-  const auto count = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const auto count = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
   const auto values = [&](int n, double lo, double hi) {
     std::vector<double> v;
     for (int i = 0; i < n; ++i) v.push_back(std::round(uniform(lo, hi) * 100) / 100);
@@ -243,7 +262,7 @@ TEST_CASE("PriorBox and PriorBoxClustered: random attributes against the referen
       s.step_h = count(0, 2) == 0 ? values(1, 2, 10)[0] : 0;
       s.offset = values(1, 0, 1)[0];
       s.variance = variance;
-      const Attrs a = {{"width", list(s.width)}, {"height", list(s.height)},
+      const Attrs a = {{"width", list(s.width)},     {"height", list(s.height)},
                        {"clip", s.clip ? "1" : "0"}, {"step", list({s.step})},
                        {"step_w", list({s.step_w})}, {"step_h", list({s.step_h})},
                        {"offset", list({s.offset})}, {"variance", list(variance)}};
@@ -268,10 +287,14 @@ TEST_CASE("PriorBox and PriorBoxClustered: random attributes against the referen
     if (!s.scale_all_sizes) s.step = count(0, 1) ? -1 : values(1, 0.1, 0.5)[0];
     s.offset = values(1, 0, 1)[0];
     s.variance = variance;
-    Attrs a = {{"min_size", list(s.min_size)},        {"max_size", list(s.max_size)},
-               {"aspect_ratio", list(s.aspect_ratio)}, {"flip", s.flip ? "1" : "0"},
-               {"clip", s.clip ? "1" : "0"},          {"step", list({s.step})},
-               {"offset", list({s.offset})},           {"variance", list(variance)},
+    Attrs a = {{"min_size", list(s.min_size)},
+               {"max_size", list(s.max_size)},
+               {"aspect_ratio", list(s.aspect_ratio)},
+               {"flip", s.flip ? "1" : "0"},
+               {"clip", s.clip ? "1" : "0"},
+               {"step", list({s.step})},
+               {"offset", list({s.offset})},
+               {"variance", list(variance)},
                {"scale_all_sizes", s.scale_all_sizes ? "1" : "0"}};
     if (v8) a["min_max_aspect_ratios_order"] = s.min_max_aspect_ratios_order ? "1" : "0";
     // fixed_size grids, with the same number of aspect ratios and fixed ratios when both are

@@ -44,8 +44,7 @@ inline std::vector<double> detection_output(const DetectionSpec& s, std::size_t 
                                             const std::vector<double>& prior_data,
                                             std::size_t prior_batches,
                                             const std::vector<double>& arm_conf,
-                                            const std::vector<double>& arm_loc,
-                                            std::size_t rows) {
+                                            const std::vector<double>& arm_loc, std::size_t rows) {
   const auto classes = static_cast<std::size_t>(s.classes);
   const std::size_t sets = s.share_location ? 1 : classes;
   const std::size_t width = s.normalized ? 4 : 5;
@@ -73,8 +72,8 @@ inline std::vector<double> detection_output(const DetectionSpec& s, std::size_t 
   std::vector<double> out(rows * 7, 0.0);
   std::size_t row = 0;
   for (std::size_t n = 0; n < images; ++n) {
-    const double* pr = prior_data.data() + (prior_batches == 1 ? 0 : n) * priors * width *
-                                               (s.variance_encoded ? 1 : 2);
+    const double* pr = prior_data.data() +
+                       (prior_batches == 1 ? 0 : n) * priors * width * (s.variance_encoded ? 1 : 2);
     // boxes[set][prior]
     std::vector<std::vector<RefBox>> boxes(sets, std::vector<RefBox>(priors));
     for (std::size_t set = 0; set < sets; ++set) {

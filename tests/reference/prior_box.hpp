@@ -49,10 +49,9 @@ inline std::vector<double> prior_box(const PriorBoxSpec& s, std::int64_t h, std:
   }
   std::vector<std::array<double, 4>> boxes;
   const auto add = [&](double cx, double cy, double half_w, double half_h, bool edges) {
-    std::array<double, 4> b = {(cx - half_w) / static_cast<double>(iw),
-                               (cy - half_h) / static_cast<double>(ih),
-                               (cx + half_w) / static_cast<double>(iw),
-                               (cy + half_h) / static_cast<double>(ih)};
+    std::array<double, 4> b = {
+        (cx - half_w) / static_cast<double>(iw), (cy - half_h) / static_cast<double>(ih),
+        (cx + half_w) / static_cast<double>(iw), (cy + half_h) / static_cast<double>(ih)};
     if (edges) {
       b[0] = std::max(b[0], 0.0);
       b[1] = std::max(b[1], 0.0);
@@ -99,8 +98,8 @@ inline std::vector<double> prior_box(const PriorBoxSpec& s, std::int64_t h, std:
         for (const auto& half : halves)
           for (std::int64_t r = 0; r < d; ++r)
             for (std::int64_t c = 0; c < d; ++c)
-              add(x0 + static_cast<double>(c) * shift, y0 + static_cast<double>(r) * shift,
-                  half[0], half[1], true);
+              add(x0 + static_cast<double>(c) * shift, y0 + static_cast<double>(r) * shift, half[0],
+                  half[1], true);
       }
       for (std::size_t k = 0; k < s.min_size.size(); ++k) {
         const double m = static_cast<float>(s.min_size[k]) * scale;
@@ -126,8 +125,7 @@ inline std::vector<double> prior_box(const PriorBoxSpec& s, std::int64_t h, std:
 
 /// PriorBoxClustered over a map of h x w cells and an image of ih x iw pixels.
 inline std::vector<double> prior_box_clustered(const PriorBoxClusteredSpec& s, std::int64_t h,
-                                               std::int64_t w, std::int64_t ih,
-                                               std::int64_t iw) {
+                                               std::int64_t w, std::int64_t ih, std::int64_t iw) {
   double step_w = s.step_w != 0 ? s.step_w : s.step;
   double step_h = s.step_h != 0 ? s.step_h : s.step;
   if (step_w == 0 && step_h == 0) {
