@@ -42,6 +42,10 @@ std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view
       {"pads_end", "0"},
       {"levels", "256"},
       {"alpha", "1"},
+      {"offset", "0.5"},
+      {"num_classes", "2"},
+      {"keep_top_k", "1"},
+      {"nms_threshold", "0.5"},
   };
 }
 

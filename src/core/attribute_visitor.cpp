@@ -27,6 +27,10 @@ void AttributeReader::on(std::string_view name, double& value) {
   value = attributes_.get_double(name);
 }
 
+void AttributeReader::on(std::string_view name, double& value, double fallback) {
+  value = attributes_.has(name) ? attributes_.get_double(name) : fallback;
+}
+
 void AttributeReader::on(std::string_view name, ElementType& value) {
   value = attributes_.get_element_type(name);
 }
@@ -45,6 +49,16 @@ void AttributeReader::on(std::string_view name, Shape& value) {
 
 void AttributeReader::on_whole_numbers(std::string_view name, Shape& value, const Shape& fallback) {
   value = attributes_.has(name) ? attributes_.get_whole_numbers(name) : fallback;
+}
+
+void AttributeReader::on(std::string_view name, std::vector<double>& values,
+                         const std::vector<double>& fallback) {
+  values = attributes_.has(name) ? attributes_.get_doubles(name) : fallback;
+}
+
+void AttributeReader::on(std::string_view name, std::vector<std::int64_t>& values,
+                         const std::vector<std::int64_t>& fallback) {
+  values = attributes_.has(name) ? attributes_.get_ints(name) : fallback;
 }
 
 void AttributeReader::on(std::string_view name, std::vector<bool>& mask) {
@@ -107,6 +121,21 @@ void AttributeWriter::on(std::string_view name, PartialShape& value) {
 
 void AttributeWriter::on(std::string_view name, Shape& value) {
   add(name, to_string(value));
+}
+
+void AttributeWriter::on(std::string_view name, std::vector<double>& values,
+                         const std::vector<double>&) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + number_text(values[i]);
+  add(name, std::move(text));
+}
+
+void AttributeWriter::on(std::string_view name, std::vector<std::int64_t>& values,
+                         const std::vector<std::int64_t>&) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += (i ? "," : "") + std::to_string(values[i]);
+  add(name, std::move(text));
 }
 
 void AttributeWriter::on(std::string_view name, std::vector<bool>& mask) {

@@ -48,8 +48,10 @@ class AttributeVisitor {
   virtual void on(std::string_view name, std::uint64_t& value) = 0;
   /// An optional boolean (true/false/1/0, any letter case).
   virtual void on(std::string_view name, bool& value, bool fallback) = 0;
-  /// A required number, in the form strtod reads ("inf" and "-inf" included).
+  /// A required number, in the form strtod reads ("inf" and "-inf" included), or an optional
+  /// one with its default.
   virtual void on(std::string_view name, double& value) = 0;
+  virtual void on(std::string_view name, double& value, double fallback) = 0;
   /// A required element type, or an optional one with its default.
   virtual void on(std::string_view name, ElementType& value) = 0;
   virtual void on(std::string_view name, ElementType& value, ElementType fallback) = 0;
@@ -60,6 +62,12 @@ class AttributeVisitor {
   /// An optional list of non-negative integers that may also be written with a zero fraction
   /// (`1.0,1.0`: Attributes::get_whole_numbers()), `fallback` when absent.
   virtual void on_whole_numbers(std::string_view name, Shape& value, const Shape& fallback) = 0;
+  /// An optional list of numbers (`0.1,0.2`; empty text = none), `fallback` when absent.
+  virtual void on(std::string_view name, std::vector<double>& values,
+                  const std::vector<double>& fallback) = 0;
+  /// An optional list of int64s (`-1`, `200,100`; empty text = none), `fallback` when absent.
+  virtual void on(std::string_view name, std::vector<std::int64_t>& values,
+                  const std::vector<std::int64_t>& fallback) = 0;
   /// A required bit mask, a list of 0s and 1s (`1,0,1`), or an optional one with its default.
   virtual void on(std::string_view name, std::vector<bool>& mask) = 0;
   virtual void on(std::string_view name, std::vector<bool>& mask,
@@ -131,11 +139,16 @@ class AttributeReader final : public AttributeVisitor {
   void on(std::string_view name, std::uint64_t& value) override;
   void on(std::string_view name, bool& value, bool fallback) override;
   void on(std::string_view name, double& value) override;
+  void on(std::string_view name, double& value, double fallback) override;
   void on(std::string_view name, ElementType& value) override;
   void on(std::string_view name, ElementType& value, ElementType fallback) override;
   void on(std::string_view name, PartialShape& value) override;
   void on(std::string_view name, Shape& value) override;
   void on_whole_numbers(std::string_view name, Shape& value, const Shape& fallback) override;
+  void on(std::string_view name, std::vector<double>& values,
+          const std::vector<double>& fallback) override;
+  void on(std::string_view name, std::vector<std::int64_t>& values,
+          const std::vector<std::int64_t>& fallback) override;
   void on(std::string_view name, std::vector<bool>& mask) override;
   void on(std::string_view name, std::vector<bool>& mask,
           const std::vector<bool>& fallback) override;
@@ -160,6 +173,7 @@ class AttributeWriter final : public AttributeVisitor {
   void on(std::string_view name, std::uint64_t& value) override;
   void on(std::string_view name, bool& value, bool) override;
   void on(std::string_view name, double& value) override;
+  void on(std::string_view name, double& value, double) override { on(name, value); }
   void on(std::string_view name, ElementType& value) override;
   void on(std::string_view name, ElementType& value, ElementType) override { on(name, value); }
   void on(std::string_view name, PartialShape& value) override;
@@ -167,6 +181,9 @@ class AttributeWriter final : public AttributeVisitor {
   void on_whole_numbers(std::string_view name, Shape& value, const Shape&) override {
     on(name, value);
   }
+  void on(std::string_view name, std::vector<double>& values, const std::vector<double>&) override;
+  void on(std::string_view name, std::vector<std::int64_t>& values,
+          const std::vector<std::int64_t>&) override;
   void on(std::string_view name, std::vector<bool>& mask) override;
   void on(std::string_view name, std::vector<bool>& mask, const std::vector<bool>&) override {
     on(name, mask);

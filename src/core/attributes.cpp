@@ -1,6 +1,7 @@
 #include "core/attributes.hpp"
 
 #include <charconv>
+#include <optional>
 
 #include "core/ir_element_types.hpp"
 #include "irlite/error.hpp"
@@ -45,20 +46,65 @@ std::uint64_t Attributes::get_uint(std::string_view name) const {
   return *v;
 }
 
-double Attributes::get_double(std::string_view name) const {
-  const std::string& t = text(name);
-  const std::string_view word = trim_blanks(t);
+namespace {
+
+/// The number `word` (blanks trimmed) spells, as strtod reads it; nullopt when it is not one.
+std::optional<double> parse_number(std::string_view word) {
   const char* begin = word.data();
   const char* end = word.data() + word.size();
-  if (begin == end) bad(name, t, "not a number");
+  if (begin == end) return std::nullopt;
   if (*begin == '+') {  // from_chars takes no '+'; "+-1" stays an error
     ++begin;
-    if (begin == end || *begin == '-') bad(name, t, "not a number");
+    if (begin == end || *begin == '-') return std::nullopt;
   }
   double value = 0;
   const auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr != end) bad(name, t, "not a number");
+  if (ec != std::errc() || ptr != end) return std::nullopt;
   return value;
+}
+
+/// Calls `item` on each comma-separated piece of `text`, blanks trimmed; none for empty text.
+template <class F>
+void for_each_item(std::string_view text, F item) {
+  std::string_view rest = trim_blanks(text);
+  if (rest.empty()) return;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    item(trim_blanks(rest.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+}
+
+}  // namespace
+
+double Attributes::get_double(std::string_view name) const {
+  const std::string& t = text(name);
+  const auto value = parse_number(trim_blanks(t));
+  if (!value) bad(name, t, "not a number");
+  return *value;
+}
+
+std::vector<double> Attributes::get_doubles(std::string_view name) const {
+  const std::string& t = text(name);
+  std::vector<double> values;
+  for_each_item(t, [&](std::string_view item) {
+    const auto value = parse_number(item);
+    if (!value) bad(name, t, "expected numbers separated by commas");
+    values.push_back(*value);
+  });
+  return values;
+}
+
+std::vector<std::int64_t> Attributes::get_ints(std::string_view name) const {
+  const std::string& t = text(name);
+  std::vector<std::int64_t> values;
+  for_each_item(t, [&](std::string_view item) {
+    const auto value = parse_int64(item);
+    if (!value) bad(name, t, "expected int64 integers separated by commas");
+    values.push_back(*value);
+  });
+  return values;
 }
 
 bool Attributes::get_bool(std::string_view name, bool fallback) const {

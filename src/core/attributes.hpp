@@ -57,6 +57,10 @@ class Attributes {
   /// fraction (`1.0,2.0`, as some converters write a pool's dilations); a fraction that is not
   /// zero ("1.5") is an error.
   Shape get_whole_numbers(std::string_view name) const;
+  /// A list of numbers, each as get_double() reads one, separated by commas; empty = none.
+  std::vector<double> get_doubles(std::string_view name) const;
+  /// A list of decimal int64s, separated by commas; empty = none.
+  std::vector<std::int64_t> get_ints(std::string_view name) const;
   /// A bit mask: a comma-separated list of 0s and 1s, empty = no bits.
   std::vector<bool> get_mask(std::string_view name) const;
 

@@ -460,3 +460,37 @@ TEST_CASE("MatMul takes its matrix indices, packed B and per-thread buffers from
     }
   }
 }
+
+TEST_CASE("DetectionOutput takes its boxes, candidates and conversions from the arena") {
+  // f32 codes (used in place) and f16 ones (converted into scratch), f32 priors; Caffe's and
+  // MXNet's suppression, shared and per-class boxes.
+  for (const ElementType type : {ElementType::f32, ElementType::f16})
+    for (const bool mxnet : {false, true})
+      for (const bool shared : {true, false}) {
+        CAPTURE(to_string(type));
+        CAPTURE(mxnet);
+        CAPTURE(shared);
+        const std::int64_t classes = 3;
+        const std::int64_t sets = shared ? 1 : classes;
+        OpTester t("DetectionOutput", "opset8");
+        t.attr("keep_top_k", "50").attr("top_k", "100").attr("nms_threshold", "0.5");
+        t.attr("normalized", "1").attr("share_location", shared ? "1" : "0");
+        t.attr("decrease_label_id", mxnet ? "1" : "0").attr("confidence_threshold", "0.2");
+        t.input_parameter("loc", type, any_shape(2));
+        t.input_parameter("conf", type, any_shape(2));
+        t.input_parameter("priors", ElementType::f32, any_shape(3));
+        const auto inputs = [&](std::int64_t priors) {
+          return std::vector<Tensor>{
+              filled(type, {1, priors * sets * 4},
+                     [](std::size_t i) { return static_cast<double>(i % 7) / 10 - 0.3; }),
+              filled(type, {1, priors * classes},
+                     [](std::size_t i) { return static_cast<double>((i * 37) % 101) / 100; }),
+              filled(ElementType::f32, {1, 2, priors * 4}, [&](std::size_t i) {
+                const std::size_t k = i % 4;
+                const double base = static_cast<double>((i / 4 * 13) % 97) / 100;
+                return i >= static_cast<std::size_t>(priors * 4) ? 0.1 : base + (k >= 2 ? 0.05 : 0);
+              })};
+        };
+        check_no_data_sized_allocation(t, inputs(50), inputs(8000));
+      }
+}
