@@ -25,9 +25,6 @@ namespace {
 
 using Attrs = std::vector<std::pair<std::string, std::string>>;
 
-std::unique_ptr<const Op> make(const char* type, const char* opset, Attrs attrs = {}) {
-  return op_def(type, opset).create(Attributes(std::move(attrs)));
-}
 
 constexpr ElementType kFloatTypes[] = {ElementType::f16, ElementType::bf16, ElementType::f32,
                                        ElementType::f64};

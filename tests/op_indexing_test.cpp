@@ -30,9 +30,6 @@ namespace {
 
 using Attrs = std::vector<std::pair<std::string, std::string>>;
 
-std::unique_ptr<const Op> make(std::string_view type, std::string_view opset, Attrs attrs = {}) {
-  return op_def(type, opset).create(Attributes(std::move(attrs)));
-}
 
 /// The message of the irlite::Error f() throws ("" when it returns).
 template <class F>

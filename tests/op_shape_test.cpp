@@ -33,9 +33,6 @@ constexpr auto f32 = ElementType::f32;
 constexpr auto i32 = ElementType::i32;
 constexpr auto i64 = ElementType::i64;
 
-std::unique_ptr<const Op> make(const char* type, const char* opset, Attrs attrs = {}) {
-  return op_def(type, opset).create(Attributes(std::move(attrs)));
-}
 
 /// A Const input as the loader sees it.
 ValueInfo known(const Tensor& t) {

@@ -17,12 +17,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/attributes.hpp"
 #include "graph/op.hpp"
 #include "irlite/irlite.hpp"
 #include "kernels/element.hpp"
@@ -30,6 +32,7 @@
 #include "tensors.hpp"
 
 namespace irlite::test {
+
 
 /// Every numeric element type (f16, bf16, f32, f64, i8..i64, u8..u64): the types an op over
 /// "any numeric type" must handle.
@@ -45,6 +48,15 @@ inline const OpDef& op_def(std::string_view type, std::string_view opset) {
   const OpDef* def = resolve_op(type, opset, &why);
   REQUIRE_MESSAGE(def, why);
   return *def;
+}
+
+/// An op's `<data>` attributes, in order.
+using AttributeList = std::vector<std::pair<std::string, std::string>>;
+
+/// The registered op `type` of `opset`, made from `attributes` as the loader makes it.
+inline std::unique_ptr<const Op> make(std::string_view type, std::string_view opset,
+                                      AttributeList attributes = {}) {
+  return op_def(type, opset).create(Attributes(std::move(attributes)));
 }
 
 /// A partial shape from its text ("[2,?,1..4]", "[...]"). Stops the test when it does not parse.

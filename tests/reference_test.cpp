@@ -36,10 +36,6 @@ namespace {
 
 using Attrs = std::vector<std::pair<std::string, std::string>>;
 
-std::unique_ptr<const Op> make(const char* type, const char* opset, Attrs attrs = {}) {
-  return op_def(type, opset).create(Attributes(std::move(attrs)));
-}
-
 /// Whether the op's shape rule takes these inputs (the types it accepts are found this way, so
 /// that the test follows the op's own list).
 bool takes(const Op& op, const std::vector<Tensor>& inputs) {
@@ -304,38 +300,14 @@ TEST_CASE("reference: MatMul with transposes, broadcast batches and empty sizes"
   CHECK(types >= 4);
 }
 
-TEST_CASE("reference: Softmax-8 on every axis") {
-  std::mt19937 rng(105);
-  std::size_t types = 0;
-  for (ElementType type : kNumericTypes) {
-    CAPTURE(to_string(type));
-    bool taken = false;
-    for (int trial = 0; trial < 12; ++trial) {
-      const std::size_t rank = 1 + rng() % 4;
-      const Shape shape = trial == 0 ? Shape{32, 1027} : random_shape(rng, rank);
-      const Tensor x = random_tensor(type, shape, rng);
-      const auto axis = static_cast<std::int64_t>(rng() % x.rank()) -
-                        (rng() % 2 ? 0 : static_cast<std::int64_t>(x.rank()));
-      CAPTURE(to_string(shape));
-      CAPTURE(axis);
-      const auto op = make("Softmax", "opset8", {{"axis", std::to_string(axis)}});
-      if (!takes(*op, {x})) break;
-      taken = true;
-      const Tensor got = run_everywhere(*op, {x})[0];
-      const auto a =
-          static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(x.rank()) : axis);
-      dispatch_numeric(type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        check_close(got, reference::softmax<T>(x, a), 1.0, 16);
-      });
-    }
-    types += taken;
-  }
-  CHECK(types >= 3);
-}
+namespace {
 
-TEST_CASE("reference: LogSoftmax-5 on every axis") {
-  std::mt19937 rng(106);
+/// Softmax-8 or LogSoftmax-5 (`type`, `opset`) against `reference(x, axis)` on random shapes
+/// and axes of every type the op takes, within `ulps` units of the result's type.
+template <class Reference>
+void check_softmax_family(const char* type_name, const char* opset, unsigned seed, double ulps,
+                          Reference reference) {
+  std::mt19937 rng(seed);
   std::size_t types = 0;
   for (ElementType type : kNumericTypes) {
     CAPTURE(to_string(type));
@@ -352,22 +324,34 @@ TEST_CASE("reference: LogSoftmax-5 on every axis") {
                                          (rng() % 2 ? 0 : static_cast<std::int64_t>(x.rank()));
       CAPTURE(to_string(shape));
       CAPTURE(axis);
-      const auto op = make("LogSoftmax", "opset5", {{"axis", std::to_string(axis)}});
+      const auto op = make(type_name, opset, {{"axis", std::to_string(axis)}});
       if (!takes(*op, {x})) break;
       taken = true;
       const Tensor got = run_everywhere(*op, {x})[0];
       const auto a =
           static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(x.rank()) : axis);
-      dispatch_numeric(type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        // The results are about -log(len): the roundings of x - max and of the logarithm are
-        // relative to that.
-        check_close(got, reference::log_softmax<T>(x, a), 8.0, 16);
-      });
+      dispatch_numeric(type, [&](auto tag) { check_close(got, reference(tag, x, a), ulps, 16); });
     }
     types += taken;
   }
   CHECK(types >= 3);
+}
+
+}  // namespace
+
+TEST_CASE("reference: Softmax-8 on every axis") {
+  check_softmax_family("Softmax", "opset8", 105, 1.0, [](auto tag, const Tensor& x, std::size_t a) {
+    return reference::softmax<typename decltype(tag)::type>(x, a);
+  });
+}
+
+TEST_CASE("reference: LogSoftmax-5 on every axis") {
+  // The results are about -log(len): the roundings of x - max and of the logarithm are relative
+  // to that.
+  check_softmax_family("LogSoftmax", "opset5", 106, 8.0,
+                       [](auto tag, const Tensor& x, std::size_t a) {
+                         return reference::log_softmax<typename decltype(tag)::type>(x, a);
+                       });
 }
 
 TEST_CASE("reference: the reductions over random axes, empty extents included") {

@@ -116,8 +116,8 @@ void add_precision_option(CLI::App& command, InferencePrecision& precision) {
       .add_option("--precision", precision,
                   "What f16/bf16 layers compute in: f32 (default, as OpenVINO's CPU plugin) or "
                   "declared")
-      ->type_name("f32|declared")
-      ->transform(CLI::CheckedTransformer(words, CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(words, CLI::ignore_case))
+      ->option_text("f32|declared");
 }
 
 }  // namespace irlite::cli
