@@ -4,35 +4,20 @@
 #include <cstddef>
 #include <vector>
 
-#include "irlite/float16.hpp"
+#include "irlite/element_dispatch.hpp"
 
 namespace irlite {
 namespace {
 
 constexpr std::array kNarrow = {ElementType::f16, ElementType::bf16};
 
-bool is_narrow_float(ElementType type) {
-  return type == ElementType::f16 || type == ElementType::bf16;
-}
-
-/// Calls fn with a value of f16's, bf16's or f32's C++ type.
-template <class F>
-void with_float_type(ElementType type, F&& fn) {
-  if (type == ElementType::f16)
-    fn(float16{});
-  else if (type == ElementType::bf16)
-    fn(bfloat16{});
-  else
-    fn(float{});
-}
-
 }  // namespace
 
 void convert_floats(const Tensor& from, Tensor& to, const Parallel& parallel) {
-  with_float_type(from.element_type(), [&](auto from_tag) {
-    with_float_type(to.element_type(), [&](auto to_tag) {
-      using From = decltype(from_tag);
-      using To = decltype(to_tag);
+  dispatch_float(from.element_type(), [&](auto from_tag) {
+    dispatch_float(to.element_type(), [&](auto to_tag) {
+      using From = typename decltype(from_tag)::type;
+      using To = typename decltype(to_tag)::type;
       const From* in = from.data<From>();
       To* out = to.data<To>();
       parallel.for_range(from.size(), std::size_t{1} << 15,

@@ -18,10 +18,15 @@ void widen_floats(Graph& graph);
 /// port declared f16 whose layer gives an integer stays as inferred).
 void settle_edge_types(Graph& graph);
 
+/// Whether `type` is one of the types widen_floats() computes in f32: f16 or bf16.
+inline bool is_narrow_float(ElementType type) {
+  return type == ElementType::f16 || type == ElementType::bf16;
+}
+
 /// `value` (f16 or bf16) as a new f32 tensor, or `value` itself for any other type.
 Tensor widened(const Tensor& value);
 
-/// Writes `from` into `to`, of the same shape, each of them f16, bf16 or f32, rounding to
+/// Writes `from` into `to`, of the same shape, each of them f16, bf16, f32 or f64, rounding to
 /// nearest even where `to` is narrower: how a run widens an input and narrows an output.
 void convert_floats(const Tensor& from, Tensor& to, const Parallel& parallel);
 

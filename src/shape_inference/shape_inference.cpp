@@ -8,6 +8,10 @@
 #include <optional>
 #include <vector>
 
+#include "graph/widen_floats.hpp"
+
+#include "graph/widen_floats.hpp"
+
 namespace irlite {
 namespace {
 
@@ -22,9 +26,8 @@ PartialShape declared_shape(const OutputPort& port) {
 // OpenVINO writes -1 for every non-static dimension and no <dim> for dynamic rank, so only a
 // static declared extent that the inferred dimension cannot take is a contradiction.
 bool declared_contradicts(const OutputPort& port, bool floats_widened) {
-  const bool widened = floats_widened && port.type == ElementType::f32 &&
-                       (port.declared_type == ElementType::f16 ||
-                        port.declared_type == ElementType::bf16);
+  const bool widened =
+      floats_widened && port.type == ElementType::f32 && is_narrow_float(port.declared_type);
   if (port.declared_type != ElementType::undefined && port.type != ElementType::undefined &&
       port.declared_type != port.type && !widened)
     return true;
