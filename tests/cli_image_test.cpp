@@ -123,6 +123,16 @@ TEST_CASE("cli: run -i image.png feeds its exact pixels, BGR or RGB, NCHW or NHW
         CHECK(rgb[(c * 3 + y) * 5 + x] == pixel(p, x, y, c, true));
       }
 
+  // bench feeds the same inputs.
+  const Outcome bench = cli({"bench", nchw, "-i", dir / "p.png", "-n", "1", "--rgb"});
+  CAPTURE(bench.err);
+  CHECK(bench.status == 0);
+  for (const char* command : {"run", "bench"}) {
+    const Outcome help = cli({command, "--help"});
+    CHECK(contains(help.out, "--layout NCHW|NHWC "));
+    CHECK(contains(help.out, std::string("irlite ") + command + " model.xml -i data=photo.jpg"));
+  }
+
   const std::string nhwc = identity_model(dir, "nhwc", ElementType::f32, {1, 3, 5, 3});
   const std::vector<float> last =
       floats(run_output(dir, nhwc, {"-i", dir / "p.png", "--layout", "nhwc"}));

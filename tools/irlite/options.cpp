@@ -54,16 +54,17 @@ NCHW (--layout NHWC: channels last), channels B, G, R (--rgb: R, G, B); then per
 channel order (defaults 0 and 1), converted to the input's element type (integers rounded
 and saturated). A static batch gets the same image in every item.
 
-  irlite run model.xml -i data=photo.jpg --mean 104,117,123 --scale 58)";
+  irlite )";
 
 }  // namespace
 
 void add_image_options(CLI::App& command, ImageOptions& options) {
-  command.footer(command.get_footer() + kImageHelp);
+  command.footer(command.get_footer() + kImageHelp + command.get_name() +
+                 " model.xml -i data=photo.jpg --mean 104,117,123 --scale 58");
   const std::map<std::string, bool> layouts{{"NCHW", false}, {"NHWC", true}};
   command.add_option("--layout", options.nhwc, "Image inputs' layout: NCHW (default) or NHWC")
-      ->type_name("NCHW|NHWC")
-      ->transform(CLI::CheckedTransformer(layouts, CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(layouts, CLI::ignore_case))
+      ->option_text("NCHW|NHWC");
   command.add_flag("--rgb", options.rgb,
                    "Image inputs' channels in R, G, B order (default B, G, R)");
   command.add_option("--mean", options.mean, "Subtracted from image inputs' channels (default 0)")
