@@ -54,13 +54,16 @@ void write_png(const std::string& path, const Picture& p) {
   REQUIRE(png_image_write_to_file(&image, path.c_str(), 0, p.rgb.data(), 0, nullptr) != 0);
 }
 
-std::string jpeg_bytes(const Picture& p) {
+// The picture as a JPEG of quality 100, its colours unsubsampled; with `cmyk`, its bytes taken
+// four at a time as C, M, Y, K (the picture's width must be a multiple of 4).
+std::string jpeg_bytes(const Picture& p, bool cmyk = false) {
   tjhandle tj = tjInitCompress();
   REQUIRE(tj != nullptr);
   unsigned char* out = nullptr;
   unsigned long size = 0;
-  const int rc = tjCompress2(tj, p.rgb.data(), static_cast<int>(p.width), 0,
-                             static_cast<int>(p.height), TJPF_RGB, &out, &size, TJSAMP_444, 100, 0);
+  const int width = static_cast<int>(cmyk ? p.width * 3 / 4 : p.width);
+  const int rc = tjCompress2(tj, p.rgb.data(), width, 0, static_cast<int>(p.height),
+                             cmyk ? TJPF_CMYK : TJPF_RGB, &out, &size, TJSAMP_444, 100, 0);
   std::string bytes;
   if (rc == 0) bytes.assign(reinterpret_cast<const char*>(out), size);
   tjFree(out);
@@ -281,6 +284,9 @@ TEST_CASE("cli: run -i image errors name the file: damaged, not an image, wrong 
               {dir / "cut.jpg", "damaged or truncated JPEG image"});
   write_bytes(dir / "head.jpg", jpeg.substr(0, 4));
   check_error(cli({"run", model, "-i", dir / "head.jpg"}), 1, {dir / "head.jpg", "bad JPEG image"});
+  write_bytes(dir / "cmyk.jpg", jpeg_bytes(p, true));
+  check_error(cli({"run", model, "-i", dir / "cmyk.jpg"}), 1,
+              {dir / "cmyk.jpg", "CMYK JPEG images are not supported"});
   write_png(dir / "p.png", p);
   const std::string png = read_bytes(dir / "p.png");
   write_bytes(dir / "cut.png", png.substr(0, png.size() - 20));

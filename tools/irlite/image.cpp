@@ -63,6 +63,8 @@ Image decode_jpeg(const std::vector<std::uint8_t>& bytes, const std::string& pat
     fail("bad");
   // A stream that ends before its frame header can pass as one of size 0.
   if (width <= 0 || height <= 0) bad_content(path, "bad JPEG image: no frame header");
+  if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK)
+    bad_content(path, "CMYK JPEG images are not supported; save it as RGB");
   Image image;
   image.width = static_cast<std::size_t>(width);
   image.height = static_cast<std::size_t>(height);
