@@ -190,8 +190,8 @@ int bench_command(const BenchOptions& options) {
   settings.profile = options.profile || !options.profile_json.empty();
   Session session(model, settings);
   r.load_ms = ms_since(start);
-  const Inputs inputs =
-      prepare_inputs(model, options.inputs, options.seed, session.options().max_memory_bytes);
+  const Inputs inputs = prepare_inputs(model, options.inputs, options.image, options.seed,
+                                       session.options().max_memory_bytes);
 
   const auto first = Clock::now();
   run_once(session, inputs);

@@ -68,13 +68,22 @@ std::string input_argument_alias(const std::string& text, const Model& model);
 /// "a, b, c", or "none".
 std::string input_list(const Model& model);
 
+/// How -i images become inputs, as given on the command line.
+struct ImageOptions {
+  bool nhwc = false;  ///< --layout NHWC
+  bool rgb = false;   ///< --rgb
+  std::string mean;   ///< --mean text; empty: 0
+  std::string scale;  ///< --scale text; empty: 1
+};
+
 struct RunOptions {
   std::string model;
   /// Threads per layer; 0: one per CPU.
   unsigned threads = 0;
   std::string weights;
   InferencePrecision precision = InferencePrecision::f32;  ///< --precision
-  std::vector<std::string> inputs;  ///< `NAME=FILE.npy` or `FILE.npy`
+  std::vector<std::string> inputs;                         ///< `NAME=FILE.npy` or `FILE.npy`
+  ImageOptions image;               ///< how image files among them are laid out
   std::vector<std::string> shapes;  ///< --shape texts
   std::string output_dir;
   std::uint64_t seed = 0;
@@ -101,7 +110,8 @@ struct BenchOptions {
   unsigned threads = 0;  ///< threads per layer; 0: one per CPU
   std::string weights;
   InferencePrecision precision = InferencePrecision::f32;  ///< --precision
-  std::vector<std::string> inputs;  ///< as RunOptions::inputs
+  std::vector<std::string> inputs;                         ///< as RunOptions::inputs
+  ImageOptions image;                                      ///< as RunOptions::image
   std::vector<std::string> shapes;
   std::uint64_t seed = 0;
   std::string max_memory;  ///< as RunOptions::max_memory

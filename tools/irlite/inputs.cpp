@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "files.hpp"
+#include "image.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 #include "summary.hpp"
@@ -209,9 +210,15 @@ std::string InputSource::describe() const {
   return member.empty() ? file : fmt::format("{}:{}", file, member);
 }
 
-Inputs prepare_inputs(const Model& model, const std::vector<std::string>& texts, std::uint64_t seed,
-                      std::size_t budget) {
+Inputs prepare_inputs(const Model& model, const std::vector<std::string>& texts,
+                      const ImageOptions& image, std::uint64_t seed, std::size_t budget) {
   const auto& ports = model.inputs();
+  image::Layout layout;
+  layout.nhwc = image.nhwc;
+  layout.rgb = image.rgb;
+  if (!image.mean.empty()) layout.mean = image::parse_channel_values(image.mean, "--mean", false);
+  if (!image.scale.empty())
+    layout.scale = image::parse_channel_values(image.scale, "--scale", true);
   Inputs inputs;
   inputs.sources.resize(ports.size());
   Feeds feeds(model, inputs);
@@ -222,8 +229,11 @@ Inputs prepare_inputs(const Model& model, const std::vector<std::string>& texts,
       continue;
     }
     feeds.claim(file.index, text);
-    feeds.set(file.index, fit_input(npy::read(file.path), ports[file.index], file.path),
-              InputSource{file.path, ""});
+    Tensor tensor =
+        image::is_image_path(file.path)
+            ? image::to_tensor(image::read(file.path), ports[file.index], layout, file.path)
+            : fit_input(npy::read(file.path), ports[file.index], file.path);
+    feeds.set(file.index, std::move(tensor), InputSource{file.path, ""});
   }
 
   // Random inputs, together, must fit in the budget too, checked before they are made: an input

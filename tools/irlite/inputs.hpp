@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "irlite/irlite.hpp"
 
 namespace irlite::cli {
@@ -28,7 +29,7 @@ SessionOptions session_options(unsigned threads, const std::string& max_memory);
 
 /// Where an input's data came from.
 struct InputSource {
-  std::string file;        ///< the .npy or .npz file; empty for random data
+  std::string file;        ///< the .npy, .npz or image file; empty for random data
   std::string member;      ///< the array's name in a .npz, else empty
   std::uint64_t seed = 0;  ///< for random data
   bool random() const { return file.empty(); }
@@ -43,10 +44,11 @@ struct Inputs {
 };
 
 /// Resolves the -i texts (`NAME=FILE.npy`, `FILE.npy` for a single-input model, `FILE.npz` for
-/// every input its arrays name) and makes random, seeded tensors for the inputs not given; those
+/// every input its arrays name; a .jpg, .jpeg or .png file instead of a .npy is laid out as
+/// `image` says) and makes random, seeded tensors for the inputs not given; those
 /// must fit in `budget` bytes together. Throws UsageError for a malformed or repeated -i, and
 /// Error(input) for a file that does not fit its input or names none.
-Inputs prepare_inputs(const Model& model, const std::vector<std::string>& texts, std::uint64_t seed,
-                      std::size_t budget);
+Inputs prepare_inputs(const Model& model, const std::vector<std::string>& texts,
+                      const ImageOptions& image, std::uint64_t seed, std::size_t budget);
 
 }  // namespace irlite::cli

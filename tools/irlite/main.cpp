@@ -24,7 +24,7 @@ using namespace irlite::cli;
 
 constexpr const char* kRunHelp = R"(
 Inputs come from .npy files (-i NAME=FILE.npy, NAME being the input's Parameter layer
-name or one of its tensor names; -i FILE.npy alone for a single-input model;
+name or one of its tensor names; -i FILE.npy alone for a single-input model; images below;
 benchmark_app's -i NAME:FILE.npy and --shape NAME[dims] are accepted too). Their
 dtype must be the input's element type: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool.
 bf16 has no NumPy dtype: a bf16 input is read from the raw bits saved as uint16 ('<u2'),
@@ -49,6 +49,7 @@ run as DIR/ID_NAME.outPORT.npy (PORT: the IR port id) and lists them in DIR/inde
 Examples:
   irlite run model.xml
   irlite run model.xml -i input=x.npy -i k=k.npy -o out/
+  irlite run model.xml -i photo.jpg --rgb --layout NHWC
   irlite run model.xml --shape 'x=[2,3]' --seed 7 --values 16
   irlite run model.xml -n 20 --profile --profile-json trace.json
   irlite run model.xml --dump layers/)";
@@ -155,7 +156,7 @@ int main(int argc, char** argv) {
       ->required()
       ->type_name("MODEL.xml");
   run_cmd->add_option("-i,--input", run.inputs, "An input's data (repeatable)")
-      ->type_name("[NAME=]FILE.npy")
+      ->type_name("[NAME=]FILE.npy|FILE.jpg|FILE.png")
       ->allow_extra_args(false);
   run_cmd->add_option("-o,--output-dir", run.output_dir, "Write every output to DIR/NAME.npy")
       ->type_name("DIR");
@@ -186,6 +187,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--dump", run.dump_dir, "Save every layer's outputs to DIR (first run)")
       ->type_name("DIR");
   add_run_check_options(*run_cmd, run);
+  add_image_options(*run_cmd, run.image);
 
   BenchOptions bench;
   std::string bench_seed = "0";

@@ -44,7 +44,34 @@ Examples:
   irlite bench model.xml -i x=x.npy -n 500 --threads 1
   irlite bench model.xml -t 10 --json > bench.json)";
 
+constexpr const char* kImageHelp = R"(
+
+-i [NAME=]FILE.jpg (.jpeg, .png) feeds a 4-D image input: the photo, resized to the input's
+height and width (its own size where they are dynamic) by bilinear interpolation with
+half-pixel centres and rounded to 8 bits, as OpenCV's cv2.resize INTER_LINEAR; laid out
+NCHW (--layout NHWC: channels last), channels B, G, R (--rgb: R, G, B); then per channel
+(value - mean) / scale, --mean and --scale giving one number or three in the input's
+channel order (defaults 0 and 1), converted to the input's element type (integers rounded
+and saturated). A static batch gets the same image in every item.
+
+  irlite )";
+
 }  // namespace
+
+void add_image_options(CLI::App& command, ImageOptions& options) {
+  command.footer(command.get_footer() + kImageHelp + command.get_name() +
+                 " model.xml -i data=photo.jpg --mean 104,117,123 --scale 58");
+  const std::map<std::string, bool> layouts{{"NCHW", false}, {"NHWC", true}};
+  command.add_option("--layout", options.nhwc, "Image inputs' layout: NCHW (default) or NHWC")
+      ->transform(CLI::CheckedTransformer(layouts, CLI::ignore_case))
+      ->option_text("NCHW|NHWC");
+  command.add_flag("--rgb", options.rgb,
+                   "Image inputs' channels in R, G, B order (default B, G, R)");
+  command.add_option("--mean", options.mean, "Subtracted from image inputs' channels (default 0)")
+      ->type_name("M|M0,M1,M2");
+  command.add_option("--scale", options.scale, "Image inputs' channels divided by it (default 1)")
+      ->type_name("S|S0,S1,S2");
+}
 
 void add_run_check_options(CLI::App& run, RunOptions& options) {
   run.footer(run.get_footer() + kCheckHelp);
@@ -71,7 +98,7 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string
       ->required()
       ->type_name("MODEL.xml");
   bench->add_option("-i,--input", options.inputs, "An input's data (repeatable)")
-      ->type_name("[NAME=]FILE.npy|FILE.npz")
+      ->type_name("[NAME=]FILE.npy|FILE.npz|FILE.jpg|FILE.png")
       ->allow_extra_args(false);
   bench->add_option("--shape", options.shapes, "Set an input's shape (repeatable)")
       ->type_name("[NAME=][DIMS]")
@@ -106,12 +133,13 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string
   bench->add_option("-w,--weights", options.weights, "The .bin file (default: beside the .xml)")
       ->type_name("FILE.bin");
   add_precision_option(*bench, options.precision);
+  add_image_options(*bench, options.image);
   return bench;
 }
 
 void add_precision_option(CLI::App& command, InferencePrecision& precision) {
-  const std::map<std::string, InferencePrecision> words{
-      {"f32", InferencePrecision::f32}, {"declared", InferencePrecision::declared}};
+  const std::map<std::string, InferencePrecision> words{{"f32", InferencePrecision::f32},
+                                                        {"declared", InferencePrecision::declared}};
   command
       .add_option("--precision", precision,
                   "What f16/bf16 layers compute in: f32 (default, as OpenVINO's CPU plugin) or "

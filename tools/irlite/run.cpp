@@ -78,8 +78,8 @@ int run_command(const RunOptions& options) {
   session_settings.profile = options.profile || !options.profile_json.empty();
   Session session(model, session_settings);
   const double load_ms = ms_since(start);
-  const Inputs inputs =
-      prepare_inputs(model, options.inputs, options.seed, session.options().max_memory_bytes);
+  const Inputs inputs = prepare_inputs(model, options.inputs, options.image, options.seed,
+                                       session.options().max_memory_bytes);
 
   std::optional<LayerDump> dump;
   if (!options.dump_dir.empty()) dump.emplace(options.dump_dir);
