@@ -67,9 +67,9 @@ case "$cmd" in
     CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DIRLITE_FUZZ=ON -DIRLITE_SANITIZE=ON -DIRLITE_BUILD_TESTS=OFF -DIRLITE_BUILD_TOOLS=OFF >/dev/null
     cmake --build "$dir" --target load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer \
-      -j "${JOBS:-$(nproc)}"
+      image_fuzzer -j "${JOBS:-$(nproc)}"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    for target in load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer; do
+    for target in load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer image_fuzzer; do
       name=${target%_fuzzer}
       # The pieces target reads IR texts, as the load target does.
       seeds=("$root/tests/fuzz/corpus/$([ "$name" = pieces ] && echo load || echo "$name")")

@@ -284,6 +284,18 @@ TEST_CASE("cli: run -i image errors name the file: damaged, not an image, wrong 
               {dir / "cut.jpg", "damaged or truncated JPEG image"});
   write_bytes(dir / "head.jpg", jpeg.substr(0, 4));
   check_error(cli({"run", model, "-i", dir / "head.jpg"}), 1, {dir / "head.jpg", "bad JPEG image"});
+  // A header claiming 60000 x 60000 pixels (10 GB) over a few hundred bytes is refused before
+  // anything of that size is allocated.
+  std::string huge = jpeg;
+  const std::size_t sof = huge.find("\xff\xc0");
+  REQUIRE(sof != std::string::npos);
+  for (const std::size_t at : {sof + 5, sof + 7}) {  // height, then width, big-endian
+    huge[at] = static_cast<char>(60000 >> 8);
+    huge[at + 1] = static_cast<char>(60000 & 0xff);
+  }
+  write_bytes(dir / "huge.jpg", huge);
+  check_error(cli({"run", model, "-i", dir / "huge.jpg"}), 1,
+              {dir / "huge.jpg", "a 60000x60000 image has more than the 134217728 pixels"});
   write_bytes(dir / "cmyk.jpg", jpeg_bytes(p, true));
   check_error(cli({"run", model, "-i", dir / "cmyk.jpg"}), 1,
               {dir / "cmyk.jpg", "CMYK JPEG images are not supported"});

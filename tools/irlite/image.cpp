@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "files.hpp"
@@ -30,27 +31,26 @@ std::vector<std::uint8_t> read_all(const std::string& path) {
   return bytes;
 }
 
-bool starts_with(const std::vector<std::uint8_t>& bytes, std::string_view signature) {
+bool starts_with(std::span<const std::uint8_t> bytes, std::string_view signature) {
   return bytes.size() >= signature.size() &&
          std::memcmp(bytes.data(), signature.data(), signature.size()) == 0;
 }
 
-// Refuses a decoded size the machine could not hold (3 bytes a pixel, and as much again for
-// the resized copy), before it is allocated.
-void check_size(const std::string& path, std::size_t width, std::size_t height,
-                std::size_t bytes_per_pixel) {
+// Refuses a size with no pixels or with more than kMaxPixels, before anything is allocated: a
+// few hundred bytes of header can claim a picture of gigabytes.
+void check_size(const std::string& path, std::size_t width, std::size_t height) {
   if (width == 0 || height == 0) bad_content(path, "the image has no pixels");
-  const std::size_t limit = physical_memory() / 2;
-  if (width > limit / height / bytes_per_pixel)
-    bad_content(path,
-                fmt::format("a {}x{} image is too large for the machine's memory", width, height));
+  if (width > kMaxPixels / height)
+    bad_content(path, fmt::format("a {}x{} image has more than the {} pixels an input image may "
+                                  "have",
+                                  width, height, kMaxPixels));
 }
 
 struct TjDeleter {
   void operator()(void* handle) const { tjDestroy(handle); }
 };
 
-Image decode_jpeg(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+Image decode_jpeg(std::span<const std::uint8_t> bytes, const std::string& path) {
   const std::unique_ptr<void, TjDeleter> tj(tjInitDecompress());
   if (!tj)
     bad_content(path, fmt::format("cannot start the JPEG decoder: {}", tjGetErrorStr2(nullptr)));
@@ -68,7 +68,7 @@ Image decode_jpeg(const std::vector<std::uint8_t>& bytes, const std::string& pat
   Image image;
   image.width = static_cast<std::size_t>(width);
   image.height = static_cast<std::size_t>(height);
-  check_size(path, image.width, image.height, 3);
+  check_size(path, image.width, image.height);
   image.rgb.resize(image.width * image.height * 3);
   // A warning (data missing at the end, a corrupt segment) stops the decoder: the pixels it
   // would fill in are not the photo's. So does a progressive file with more scans than any
@@ -90,7 +90,7 @@ struct PngImage {
   PngImage& operator=(const PngImage&) = delete;
 };
 
-Image decode_png(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+Image decode_png(std::span<const std::uint8_t> bytes, const std::string& path) {
   PngImage png;
   if (!png_image_begin_read_from_memory(&png.image, bytes.data(), bytes.size()))
     bad_content(path, fmt::format("bad PNG image: {}", png.image.message));
@@ -99,7 +99,7 @@ Image decode_png(const std::vector<std::uint8_t>& bytes, const std::string& path
   if (png.image.format & PNG_FORMAT_FLAG_LINEAR)
     bad_content(path, "16-bit PNG images are not supported; save it with 8 bits per channel");
   const std::size_t width = png.image.width, height = png.image.height;
-  check_size(path, width, height, 4);
+  check_size(path, width, height);
   // Read with its alpha channel, then dropped, as cv2.imread does: no blending with a background.
   png.image.format = PNG_FORMAT_RGBA;
   std::vector<std::uint8_t> rgba(PNG_IMAGE_SIZE(png.image));
@@ -137,11 +137,14 @@ bool is_image_path(const std::string& path) {
   return lower.ends_with(".jpg") || lower.ends_with(".jpeg") || lower.ends_with(".png");
 }
 
-Image read(const std::string& path) {
-  const std::vector<std::uint8_t> bytes = read_all(path);
+Image decode(std::span<const std::uint8_t> bytes, const std::string& path) {
   if (starts_with(bytes, kJpegSignature)) return decode_jpeg(bytes, path);
   if (starts_with(bytes, kPngSignature)) return decode_png(bytes, path);
   bad_content(path, "not a JPEG or PNG image (its first bytes are neither signature)");
+}
+
+Image read(const std::string& path) {
+  return decode(read_all(path), path);
 }
 
 Image resize(const Image& image, std::size_t width, std::size_t height) {

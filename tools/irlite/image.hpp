@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,18 @@ struct Image {
 /// Whether `path` names an image by its extension: .jpg, .jpeg or .png, in any case.
 bool is_image_path(const std::string& path);
 
+/// The most pixels a decoded image may have (16384 x 8192): more is refused before anything is
+/// allocated, whatever size the file's header claims.
+inline constexpr std::size_t kMaxPixels = std::size_t{1} << 27;
+
 /// Decodes a JPEG or PNG file, told apart by their signatures, not by the name. Throws
 /// Error(input) naming the file for anything else, a damaged or truncated image (a JPEG decoder
-/// warning is an error), a 16-bit PNG or one too large for the machine's memory; Error(io) when
-/// the file cannot be read.
+/// warning is an error), a 16-bit PNG, a CMYK JPEG or one of more than kMaxPixels; Error(io)
+/// when the file cannot be read.
 Image read(const std::string& path);
+
+/// Decodes the bytes of a JPEG or PNG image as read() does; `path` names it in errors.
+Image decode(std::span<const std::uint8_t> bytes, const std::string& path);
 
 /// `image` resized to `width` x `height` by bilinear interpolation with half-pixel centres
 /// (source x = (x + 0.5) * in_width / width - 0.5, clamped to the edge pixels), rounded to
