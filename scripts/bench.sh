@@ -111,8 +111,38 @@ fi
 threads=(1 2)
 echo "irlite: ${#workloads[@]} workloads at 1 and 2 threads, pass $pass" >&2
 run_irlite | sed "s/^{/{\"pass\": $pass, /" >>"$out"
+
+# The real models of ../shared/real-models: the vision peers (ONNX Runtime, PyTorch), then
+# `irlite bench` on the same inputs (the photos the peers' models.py prepares), batch 1, at 1 and
+# 2 threads, each after 5 warm-ups and timed for at least 20 runs and 2 s.
+if [ -d "$peers/vision" ]; then
+  echo "vision peers: sh $peers/vision/bench.sh 1 2 (a few minutes)" >&2
+  vision_out=$(mktemp)
+  trap 'rm -f "$vision_out"' EXIT
+  sh "$peers/vision/bench.sh" 1 2 | sed "s/^{/{\"pass\": $pass, /" >>"$vision_out"
+  cmake --build "$dir" --target irlite_cli -j "${JOBS:-$(nproc)}" >&2
+  cache=${REALCV_CACHE:-/tmp/realcv_onnx_cache}
+  /usr/bin/python3 "$peers/vision/models.py" list | while read -r name xml; do
+    inputs=()
+    while read -r input file; do
+      inputs+=(-i "$input=$cache/$name/inputs/$file")
+    done < <(/usr/bin/python3 -c 'import json, sys
+for k, v in json.load(open(sys.argv[1]))["inputs"].items(): print(k, v)' "$cache/$name/inputs/manifest.json")
+    for t in 1 2; do
+      runs=$("$dir/tools/irlite" bench "$xml" "${inputs[@]}" --threads "$t" --warmup 5 -t 2 --json)
+      /usr/bin/python3 -c 'import json, sys
+r = json.loads(sys.argv[1])
+lat = r["latency_ms"]
+print(json.dumps({"pass": int(sys.argv[4]), "peer": "irlite", "workload": sys.argv[2],
+                  "threads": int(sys.argv[3]), "median_ms": lat["median"], "min_ms": lat["min"],
+                  "iters": r["iterations"], "load_ms": r["load_ms"]}))' "$runs" "$name" "$t" "$pass" >>"$vision_out"
+    done
+  done
+  cat "$vision_out" >>"$out"
+fi
 if [ -d "$peers" ]; then
   /usr/bin/python3 "$peers/summarize.py" "$out"
+  [ -z "${vision_out:-}" ] || /usr/bin/python3 "$peers/vision/summarize.py" "$vision_out"
 else
   grep '"peer": "irlite"' "$out"
 fi
