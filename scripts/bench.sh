@@ -3,18 +3,20 @@
 #
 #   scripts/bench.sh [--threads N[,N...]]... [--reps R] [WORKLOAD...]   JSON lines on stdout
 #   scripts/bench.sh --compare OUT.jsonl      the peers, then irlite, into OUT.jsonl; tables
+#   scripts/bench.sh --compare OUT.jsonl --real-models   only the real models of ../shared
 #
 # Builds build-bench as the README's commands build (RelWithDebInfo, Ninja) and runs its
 # tools/irlite_bench once per workload and thread count (default: all workloads, 1 and 2 threads).
 # --compare needs ../shared/peers beside the repository; without it, irlite runs alone.
-# Environment: BUILD_DIR (default build-bench), JOBS (default: nproc).
+# Environment: BUILD_DIR (default build-bench), JOBS (default: nproc), MODELS (with --real-models:
+# the names of the models to time, separated by spaces; default all).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
   exit "$1"
 }
 
@@ -27,6 +29,7 @@ threads=()
 reps=()
 workloads=()
 compare=""
+real_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --threads)
@@ -49,6 +52,10 @@ while [ $# -gt 0 ]; do
       compare=$2
       shift 2
       ;;
+    --real-models)
+      real_only=1
+      shift
+      ;;
     -h | --help) usage 0 ;;
     -*) fail "unknown option $1 (see scripts/bench.sh --help)" ;;
     *)
@@ -57,6 +64,7 @@ while [ $# -gt 0 ]; do
       ;;
   esac
 done
+[ -z "$real_only" ] || [ -n "$compare" ] || fail "--real-models goes with --compare OUT.jsonl"
 if [ -n "$compare" ] && ((${#threads[@]} + ${#reps[@]} + ${#workloads[@]} > 0)); then
   fail "--compare runs every workload at 1 and 2 threads with the peers' timing rules: no other options"
 fi
@@ -103,45 +111,88 @@ if [ -d "$peers" ]; then
     echo "npm ci in $peers" >&2
     (cd "$peers" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund >&2)
   fi
-  echo "peers: sh $peers/run_all.sh $out $pass (a few minutes)" >&2
-  sh "$peers/run_all.sh" "$out" "$pass"
+  if [ -z "$real_only" ]; then
+    echo "peers: sh $peers/run_all.sh $out $pass (a few minutes)" >&2
+    sh "$peers/run_all.sh" "$out" "$pass"
+  fi
 else
   echo "bench.sh: no peers at $root/../shared/peers: irlite runs alone" >&2
 fi
 threads=(1 2)
-echo "irlite: ${#workloads[@]} workloads at 1 and 2 threads, pass $pass" >&2
-run_irlite | sed "s/^{/{\"pass\": $pass, /" >>"$out"
+if [ -z "$real_only" ]; then
+  echo "irlite: ${#workloads[@]} workloads at 1 and 2 threads, pass $pass" >&2
+  run_irlite | sed "s/^{/{\"pass\": $pass, /" >>"$out"
+fi
 
-# The real models of ../shared/real-models: the vision peers (ONNX Runtime, PyTorch), then
-# `irlite bench` on the same inputs (the photos the peers' models.py prepares), batch 1, at 1 and
-# 2 threads, each after 5 warm-ups and timed for at least 20 runs and 2 s.
-if [ -d "$peers/vision" ]; then
-  echo "vision peers: sh $peers/vision/bench.sh 1 2 (a few minutes)" >&2
+# The real models of ../shared/real-models, each on the inputs of its first case there (a real
+# photo, batch 1): ONNX Runtime (and, for models with PReLU, the graph with LeakyRelu) and
+# PyTorch eager through the peers' vision scripts, then `irlite bench`, at 1 and 2 threads, each
+# after 5 warm-ups and timed for at least 20 runs and 1 s (irlite: 2 s). The peers read the
+# inputs as float32, irlite as the model declares them (the same values).
+real=$root/../shared/real-models
+if [ -d "$peers/vision" ] && [ -d "$real/cases" ]; then
   vision_out=$(mktemp)
-  trap 'rm -f "$vision_out"' EXIT
-  sh "$peers/vision/bench.sh" 1 2 | sed "s/^{/{\"pass\": $pass, /" >>"$vision_out"
-  cmake --build "$dir" --target irlite_cli -j "${JOBS:-$(nproc)}" >&2
+  feeds=$(mktemp -d)
+  trap 'rm -rf "$vision_out" "$feeds"' EXIT
   cache=${REALCV_CACHE:-/tmp/realcv_onnx_cache}
+  export REALCV_CACHE=$cache
+  cmake --build "$dir" --target irlite_cli -j "${JOBS:-$(nproc)}" >&2
+  echo "real models: the vision peers and irlite at 1 and 2 threads (a few minutes)" >&2
+  timing=(--warmup 5 --iters 20 --min-time 1)
   /usr/bin/python3 "$peers/vision/models.py" list | while read -r name xml; do
-    inputs=()
+    [ -z "${MODELS:-}" ] || [[ " $MODELS " == *" $name "* ]] || continue
+    # The inputs of the model's first case, as the model declares them (irlite's -i) and as
+    # float32 with a manifest (the peers' --inputs).
+    irlite_inputs=()
     while read -r input file; do
-      inputs+=(-i "$input=$cache/$name/inputs/$file")
-    done < <(/usr/bin/python3 -c 'import json, sys
-for k, v in json.load(open(sys.argv[1]))["inputs"].items(): print(k, v)' "$cache/$name/inputs/manifest.json")
+      irlite_inputs+=(-i "$input=$file")
+    done < <(/usr/bin/python3 - "$real/cases" "$name" "$feeds/$name" <<'PY'
+import json, os, sys
+import numpy as np
+cases, name, out = sys.argv[1:]
+for case in sorted(os.listdir(cases)):
+    path = os.path.join(cases, case, "case.json")
+    if not os.path.exists(path):
+        continue
+    c = json.load(open(path))
+    if c["model"] != name + ".xml":
+        continue
+    os.makedirs(out, exist_ok=True)
+    manifest = {"inputs": {}}
+    for i, item in enumerate(c["inputs"]):
+        file = os.path.join(cases, case, item["file"])
+        np.save(os.path.join(out, f"{i}.npy"), np.load(file).astype(np.float32))
+        manifest["inputs"][item["name"]] = f"{i}.npy"
+        print(item["name"], file)
+    json.dump(manifest, open(os.path.join(out, "manifest.json"), "w"))
+    break
+PY
+    )
+    [ ${#irlite_inputs[@]} -gt 0 ] || { echo "real models: no case for $name, skipped" >&2; continue; }
+    /usr/bin/python3 "$peers/vision/models.py" convert "$name" "$cache/$name.f32.onnx" --f32 >&2
+    node "$peers/vision/ort_run.js" "$cache/$name.f32.onnx" --name "$name" --threads 1,2 \
+      "${timing[@]}" --inputs "$feeds/$name" </dev/null
+    if grep -q 'type="PReLU"' "$xml"; then
+      /usr/bin/python3 "$peers/vision/models.py" convert "$name" "$cache/$name.leaky.onnx" --f32 --leaky >&2
+      node "$peers/vision/ort_run.js" "$cache/$name.leaky.onnx" --name "$name" --threads 1,2 \
+        "${timing[@]}" --inputs "$feeds/$name" --peer-name onnxruntime-leakyrelu </dev/null
+    fi
+    /usr/bin/python3 "$peers/vision/torch_run.py" "$xml" --name "$name" --threads 1,2 "${timing[@]}" \
+      --inputs "$feeds/$name" </dev/null
     for t in 1 2; do
-      runs=$("$dir/tools/irlite" bench "$xml" "${inputs[@]}" --threads "$t" --warmup 5 -t 2 --json)
+      runs=$("$dir/tools/irlite" bench "$xml" "${irlite_inputs[@]}" --threads "$t" --warmup 5 -t 2 --json </dev/null)
       /usr/bin/python3 -c 'import json, sys
 r = json.loads(sys.argv[1])
 lat = r["latency_ms"]
-print(json.dumps({"pass": int(sys.argv[4]), "peer": "irlite", "workload": sys.argv[2],
-                  "threads": int(sys.argv[3]), "median_ms": lat["median"], "min_ms": lat["min"],
-                  "iters": r["iterations"], "load_ms": r["load_ms"]}))' "$runs" "$name" "$t" "$pass" >>"$vision_out"
+print(json.dumps({"peer": "irlite", "workload": sys.argv[2], "threads": int(sys.argv[3]),
+                  "median_ms": lat["median"], "min_ms": lat["min"], "iters": r["iterations"],
+                  "load_ms": r["load_ms"]}))' "$runs" "$name" "$t"
     done
-  done
+  done | sed "s/^{/{\"pass\": $pass, /" >>"$vision_out"
   cat "$vision_out" >>"$out"
 fi
 if [ -d "$peers" ]; then
-  /usr/bin/python3 "$peers/summarize.py" "$out"
+  [ -n "$real_only" ] || /usr/bin/python3 "$peers/summarize.py" "$out"
   [ -z "${vision_out:-}" ] || /usr/bin/python3 "$peers/vision/summarize.py" "$vision_out"
 else
   grep '"peer": "irlite"' "$out"
