@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -69,6 +70,13 @@ struct LoadOptions {
   bool keep_going = false;
   /// What f16 and bf16 layers compute in.
   InferencePrecision inference_precision = InferencePrecision::f32;
+  /// Run the element-wise layers that follow a Convolution or GroupConvolution inside its
+  /// kernel: the Add of a per-channel bias, Relu, PReLU and a per-channel Multiply or Add, each
+  /// the only reader of the layer before it. The outputs are the same bits; the fused layers'
+  /// own outputs are never made, so a LayerObserver sees only the last one's (under that
+  /// layer), and a profile times them with the first (LayerProfile::fused_layers). Off: every
+  /// layer runs alone, as `irlite run --dump` needs.
+  bool fuse_layers = true;
   /// Ops of the caller's own for this load (irlite/custom_op.hpp), matched by the layer's
   /// exact type and version.
   CustomOps custom_ops;
@@ -125,6 +133,9 @@ struct LayerInfo {
   /// The layer was computed while loading, its inputs being all known (constant folding): runs
   /// use its value as a Const's, shown as "value" when small.
   bool folded = false;
+  /// The index in Model::layers() of the layer whose kernel runs this one (LoadOptions::
+  /// fuse_layers); nullopt when it runs alone.
+  std::optional<std::size_t> fused_into;
 };
 
 /// How a Session runs.

@@ -24,6 +24,9 @@ struct LayerProfile {
   std::size_t output_bytes = 0;  ///< the bytes of every output it wrote
   std::vector<Shape> input_shapes;
   std::vector<Shape> output_shapes;
+  /// The layers that ran inside this one's kernel (LoadOptions::fuse_layers), as indices into
+  /// Model::layers(), in order: their time is in this record's, the outputs are the last one's.
+  std::vector<std::size_t> fused_layers;
 };
 
 /// A profiled run: its compute layers in the order they ran (Parameters, Consts and Results do

@@ -14,6 +14,7 @@
 #include "ops/parameter.hpp"
 #include "ops/registry.hpp"
 #include "ops/shape_utils.hpp"
+#include "graph/fuse.hpp"
 #include "graph/widen_floats.hpp"
 #include "shape_inference/shape_inference.hpp"
 
@@ -44,6 +45,7 @@ LayerInfo describe(const Graph& graph, const Node& node) {
   info.column = node.location.column;
   info.reaches_result = node.reaches_result;
   info.folded = node.folded;
+  if (node.fused_into != SIZE_MAX) info.fused_into = node.fused_into;
   info.attributes = node.op ? node.op->attributes() : node.data_attributes;
   if (node.kind() == OpKind::constant && node.has_value && node.value.size() <= kInlineValues &&
       node.value.element_type() != ElementType::undefined)
@@ -156,6 +158,7 @@ std::shared_ptr<ModelImpl> finish_model(Graph graph, Diagnostics diagnostics) {
   // has every input port fed.
   if (impl->problems.empty()) {
     prepare_layers(graph);
+    if (graph.fuse_layers) fuse_layers(graph);
     impl->plan = make_plan(graph);
   }
   impl->graph = std::move(graph);
@@ -188,6 +191,7 @@ Model load_graph(const std::string& file, const LoadOptions& options, Read&& rea
   try {
     Graph graph = read(diagnostics);
     if (options.inference_precision == InferencePrecision::f32) widen_floats(graph);
+    graph.fuse_layers = options.fuse_layers;
     return detail::ModelAccess::make(
         detail::finish_model(std::move(graph), std::move(diagnostics)));
   } catch (const std::bad_alloc&) {
@@ -324,6 +328,7 @@ Model Model::reshape(const std::map<std::string, PartialShape>& shapes) const {
     node.op = std::make_shared<ParameterOp>(param.element_type(), shape);
   }
   for (Node& node : graph.nodes) node.failed = false;
+  clear_fusion(graph);  // made anew for the new shapes
   Diagnostics diagnostics;  // a reshape that breaks a layer throws
   // What the loader said about the files still holds (shape warnings are made anew).
   for (const Error& w : m.warnings)

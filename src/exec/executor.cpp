@@ -146,9 +146,9 @@ std::int64_t now_ns() {
 }
 
 /// Appends a compute layer's record to the profile.
-void record_layer(const RunHooks& hooks, const ExecPlan::Step& step, std::span<const Tensor> inputs,
-                  std::span<const Tensor> outputs, std::int64_t run_start, std::int64_t start,
-                  std::int64_t end) {
+void record_layer(const RunHooks& hooks, const ExecPlan::Step& step, const Node& node,
+                  std::span<const Tensor> inputs, std::span<const Tensor> outputs,
+                  std::int64_t run_start, std::int64_t start, std::int64_t end) {
   const LayerInfo& info = (*hooks.layers)[step.node];
   LayerProfile& p = hooks.profile->layers.emplace_back();
   p.layer = step.node;
@@ -158,6 +158,7 @@ void record_layer(const RunHooks& hooks, const ExecPlan::Step& step, std::span<c
   p.version = info.version;
   p.start_ns = start - run_start;
   p.duration_ns = std::max<std::int64_t>(end - start, 0);
+  p.fused_layers = node.fused_layers;
   for (const Tensor& t : inputs) {
     p.input_bytes += t.byte_size();
     p.input_shapes.push_back(t.shape());
@@ -337,8 +338,13 @@ class Run {
     } catch (const std::bad_alloc&) {
       throw graph_.locate(Error(ErrorCode::value, "out of memory for the layer's outputs"), node);
     }
-    if (hooks_.profile) record_layer(hooks_, step, inputs, outputs, run_start, start, now_ns());
-    if (hooks_.observer) (*hooks_.observer)((*hooks_.layers)[step.node], outputs);
+    if (hooks_.profile)
+      record_layer(hooks_, step, node, inputs, outputs, run_start, start, now_ns());
+    // A fused chain's outputs are its last layer's.
+    if (hooks_.observer)
+      (*hooks_.observer)(
+          (*hooks_.layers)[node.fused_layers.empty() ? step.node : node.fused_layers.back()],
+          outputs);
     give_back(step, inputs, outputs);
   }
 
@@ -415,9 +421,11 @@ class Run {
   /// The kernel, with its scratch space reserved against the budget while it runs.
   void run_kernel(const Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
     const unsigned threads = context_.parallel.threads();
+    // A layer that runs a fused chain does so through its fused op.
+    const Op& op = node.fused_op ? *node.fused_op : *node.op;
     const std::size_t scratch =
-        node.prepared ? node.op->scratch_bytes_prepared(inputs, outputs, threads, *node.prepared)
-                      : node.op->scratch_bytes(inputs, outputs, threads);
+        node.prepared ? op.scratch_bytes_prepared(inputs, outputs, threads, *node.prepared)
+                      : op.scratch_bytes(inputs, outputs, threads);
     if (!budget_.reserve(scratch)) throw budget_.exceeded("the kernel's scratch space", scratch);
     if (scratch > state_.arena_bytes) {
       state_.arena.reset();  // the old arena goes before the larger one comes
@@ -427,9 +435,9 @@ class Run {
     }
     const ExecContext context{context_.parallel, Scratch(state_.arena.get(), scratch)};
     if (node.prepared)
-      node.op->execute_prepared(inputs, outputs, context, *node.prepared);
+      op.execute_prepared(inputs, outputs, context, *node.prepared);
     else
-      node.op->execute(inputs, outputs, context);
+      op.execute(inputs, outputs, context);
     budget_.release(scratch);
   }
 

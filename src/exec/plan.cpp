@@ -207,6 +207,12 @@ void plan_buffers(ExecPlan& plan, const Graph& graph) {
   }
 }
 
+/// Whether the layer is a step of the plan: it reaches a Result and no other layer's kernel
+/// runs it.
+bool runs_alone(const Node& node) {
+  return node.reaches_result && node.fused_into == SIZE_MAX;
+}
+
 }  // namespace
 
 ExecPlan make_plan(const Graph& graph) {
@@ -216,7 +222,7 @@ ExecPlan make_plan(const Graph& graph) {
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     first_slot[i] = plan.slot_count;
     plan.slot_count += graph.nodes[i].outputs.size();
-    steps += graph.nodes[i].reaches_result;
+    steps += runs_alone(graph.nodes[i]);
   }
   // Large models make these arrays megabytes, filled at once: huge pages fault less.
   plan.slots.reserve(plan.slot_count);
@@ -234,14 +240,18 @@ ExecPlan make_plan(const Graph& graph) {
   for (std::size_t k = 0; k < graph.results.size(); ++k) io_index[graph.results[k]] = k;
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
-    if (!node.reaches_result) continue;
+    if (!runs_alone(node)) continue;
     ExecPlan::Step step;
     step.node = i;
     step.first_output = first_slot[i];
     step.output_count = node.outputs.size();
     step.io_index = io_index[i];
     for (const InputPort& in : node.inputs) {
-      const std::size_t slot = first_slot[in.source_node] + in.source_output;
+      // The last layer of a fused chain (graph/fuse.hpp) is read in the first one's output.
+      const std::size_t fused_into = graph.nodes[in.source_node].fused_into;
+      const std::size_t slot = fused_into != SIZE_MAX
+                                   ? first_slot[fused_into]
+                                   : first_slot[in.source_node] + in.source_output;
       if (std::find(step.inputs.begin(), step.inputs.end(), slot) != step.inputs.end())
         step.repeated_input = true;
       step.inputs.push_back(slot);

@@ -69,6 +69,14 @@ struct Node {
   bool folded = false;
   /// What Op::prepare() derived from the layer's Const inputs at load time; null for nothing.
   std::shared_ptr<const PreparedData> prepared;
+  /// Set by the fusion pass (graph/fuse.hpp) on a layer that runs the element-wise layers after
+  /// it in its kernel: the op that does (Op::fused()), and those layers in order. `op` stays the
+  /// layer's own, for its shape rule, its attributes and a reshape.
+  std::shared_ptr<const Op> fused_op;
+  std::vector<std::size_t> fused_layers;
+  /// On a layer run inside another's kernel: that layer's index. It has no step of its own; its
+  /// readers read that layer's output, which is its value.
+  std::size_t fused_into = SIZE_MAX;
   /// A Parameter or Result of a model whose f16/bf16 layers compute in f32: the type the caller
   /// gives or gets there, converted from or to the computed one by the run. Undefined when the
   /// two are the same.
@@ -105,6 +113,8 @@ struct Graph {
   /// The f16 and bf16 layers were widened to compute in f32 (widen_floats()): a port declared
   /// f16 or bf16 and inferred f32 is as declared.
   bool floats_widened = false;
+  /// Element-wise layers may be fused into the layer before them (LoadOptions::fuse_layers).
+  bool fuse_layers = true;
   std::vector<Node> nodes;              ///< topological order, ties by document order
   std::vector<std::size_t> parameters;  ///< document order
   std::vector<std::size_t> results;     ///< document order

@@ -83,6 +83,17 @@ struct StoredValue {
 
 struct OpDef;
 
+/// One element-wise step a layer may run in its kernel on each finished output element, with a
+/// value per output channel (axis 1): the Add of a bias, a Multiply by a scale, Relu, PReLU.
+/// The load-time fusion pass (graph/fuse.hpp) finds them after a layer and hands them to
+/// Op::fused(); an element's result is the same bits as the separate layers give.
+struct ChannelStep {
+  enum class Kind { add, multiply, relu, prelu };
+  Kind kind = Kind::relu;
+  /// add: x + v, multiply: x * v, prelu: x < 0 ? x * v : x; one value per channel (relu: none).
+  std::vector<float> values;
+};
+
 /// What an op works out once per layer from the layer's Const inputs while the model loads, and
 /// reuses at every run (Op::prepare()): MatMul's B packed for its kernel. The op defines the
 /// derived type; the layer keeps it for as long as the model lives.
@@ -174,6 +185,13 @@ class Op {
   /// none does: the load-time pass that runs f16 layers in f32 (widen_floats()) calls it.
   virtual std::shared_ptr<const Op> retyped([[maybe_unused]] ElementType from,
                                             [[maybe_unused]] ElementType to) const {
+    return nullptr;
+  }
+  /// A copy of the op whose kernel also runs `steps`, in order, on each f32 output element
+  /// before it is stored; null (the default) when the op cannot. Called by the fusion pass only
+  /// for a layer whose single output is f32 with a static channel count, each step carrying a
+  /// value per channel.
+  virtual std::shared_ptr<const Op> fused([[maybe_unused]] std::vector<ChannelStep> steps) const {
     return nullptr;
   }
   /// Where the layer's value is stored in the weights file: a Const's. The loader reads it from

@@ -161,7 +161,7 @@ IRLITE_MULTIVERSION void add_row_taps(float* __restrict acc, const float* __rest
 /// of the weight times the input row under it, in float.
 template <class T>
 void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const float* w, T* y,
-               std::span<float> buffers) {
+               std::span<float> buffers, std::span<const EpilogueStep> steps) {
   const std::int64_t rows = g.out[0] * g.out[1], ow = g.out[2], iw = g.in[2];
   const std::int64_t planes = g.batch * g.groups, kernel = g.kernel_size();
   const std::int64_t units = planes * rows;
@@ -197,6 +197,7 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
                            g.stride[2], g.dilation[2], g.pad_begin[2], ow, iw);
             }
           }
+          apply_steps(steps, plane % g.groups, acc, ow);
           T* dst = y + plane * g.out_size() + row * ow;
           for (std::int64_t o = 0; o < ow; ++o) dst[o] = from_float<T>(acc[o]);
         }
@@ -231,13 +232,14 @@ std::size_t convolution_scratch(const ConvGeometry& g, bool prepared, unsigned t
 
 template <class T>
 void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T* filters,
-                 const ConvWeights* weights, T* y, const Scratch& scratch) {
+                 const ConvWeights* weights, T* y, const Scratch& scratch,
+                 std::span<const EpilogueStep> steps) {
   if (g.batch == 0 || g.groups == 0 || g.out_channels == 0 || g.out_size() == 0) return;
   const Buffers<T> b = take_buffers<T>(scratch, g, weights != nullptr, par.threads());
   if (g.depthwise()) {
     const float* w = weights ? weights->depthwise.get() : b.depthwise.data();
     if (!weights) convert_filters(filters, g.groups * g.kernel_size(), b.depthwise.data());
-    depthwise(par, g, x, w, y, b.rows);
+    depthwise(par, g, x, w, y, b.rows, steps);
     return;
   }
   const PackedB lent = weights ? PackedB()
@@ -249,6 +251,13 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
   for (std::int64_t n = 0; n < g.batch; ++n)
     for (std::int64_t group = 0; group < g.groups; ++group) {
       const std::int64_t image_group = n * g.groups + group;
+      // The steps' values from this group's first output channel on.
+      std::array<EpilogueStep, kMaxConvSteps> group_steps;
+      const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);
+      for (std::size_t s = 0; s < step_count; ++s) {
+        group_steps[s] = steps[s];
+        if (steps[s].values) group_steps[s].values += group * g.out_channels;
+      }
       const T* xg = x + image_group * g.in_channels * g.in_size();
       T* yg = y + image_group * g.out_channels * out_size;
       GemmArgs<T> args;
@@ -258,6 +267,7 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
       args.transpose_c = true;
       args.ldc = out_size;
       args.b_index = &group;
+      args.epilogue.steps = std::span<const EpilogueStep>(group_steps.data(), step_count);
       if (g.pointwise()) {
         const Scratch gemm_scratch = b.gemm[0];
         args.m = out_size;
@@ -286,7 +296,8 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
   template ConvWeights prepare_conv_weights<T>(const T*, const ConvGeometry&);           \
   template std::size_t convolution_scratch<T>(const ConvGeometry&, bool, unsigned);      \
   template void convolution<T>(const Parallel&, const ConvGeometry&, const T*, const T*, \
-                               const ConvWeights*, T*, const Scratch&);
+                               const ConvWeights*, T*, const Scratch&,                   \
+                               std::span<const EpilogueStep>);
 IRLITE_CONV_INSTANTIATE(float)
 IRLITE_CONV_INSTANTIATE(float16)
 IRLITE_CONV_INSTANTIATE(bfloat16)

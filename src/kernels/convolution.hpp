@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "core/parallel.hpp"
 #include "irlite/scratch.hpp"
@@ -66,11 +67,16 @@ ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& geometry)
 template <class T>
 std::size_t convolution_scratch(const ConvGeometry& geometry, bool prepared, unsigned threads);
 
+/// The most epilogue steps convolution() runs.
+inline constexpr std::size_t kMaxConvSteps = 8;
+
 /// y = x convolved with the filters, both channels first; `weights` as prepared, or null to
-/// prepare `filters` into scratch.
+/// prepare `filters` into scratch. Each output element then goes through `steps` (at most
+/// kMaxConvSteps, values indexed by output channel) in float before it is stored.
 template <class T>
 void convolution(const Parallel& par, const ConvGeometry& geometry, const T* x, const T* filters,
-                 const ConvWeights* weights, T* y, const Scratch& scratch);
+                 const ConvWeights* weights, T* y, const Scratch& scratch,
+                 std::span<const EpilogueStep> steps = {});
 
 /// The most an im2col block holds, in bytes (a block is at least one output row).
 inline constexpr std::size_t kColumnBytes = std::size_t{1} << 20;

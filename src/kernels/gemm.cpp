@@ -154,6 +154,23 @@ void apply_epilogue(const GemmEpilogue& e, float* c, std::int64_t ldc, std::int6
     }
     if (e.activation == GemmEpilogue::Activation::relu)
       for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+    for (const EpilogueStep& step : e.steps) {
+      const float* v = step.values + j0;
+      switch (step.kind) {
+        case EpilogueStep::Kind::add:
+          for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] + v[j];
+          break;
+        case EpilogueStep::Kind::multiply:
+          for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] * v[j];
+          break;
+        case EpilogueStep::Kind::relu:
+          for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+          break;
+        case EpilogueStep::Kind::prelu:
+          for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] < 0.0f ? row[j] * v[j] : row[j];
+          break;
+      }
+    }
   }
 }
 
@@ -348,6 +365,27 @@ const Kernel& kernel(GemmIsa isa) {
 }
 
 }  // namespace gemm_detail
+
+void apply_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
+                 std::int64_t count) {
+  for (const EpilogueStep& step : steps) {
+    const float v = step.kind == EpilogueStep::Kind::relu ? 0.0f : step.values[column];
+    switch (step.kind) {
+      case EpilogueStep::Kind::add:
+        for (std::int64_t i = 0; i < count; ++i) x[i] = x[i] + v;
+        break;
+      case EpilogueStep::Kind::multiply:
+        for (std::int64_t i = 0; i < count; ++i) x[i] = x[i] * v;
+        break;
+      case EpilogueStep::Kind::relu:
+        for (std::int64_t i = 0; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+        break;
+      case EpilogueStep::Kind::prelu:
+        for (std::int64_t i = 0; i < count; ++i) x[i] = x[i] < 0.0f ? x[i] * v : x[i];
+        break;
+    }
+  }
+}
 
 bool gemm_isa_supported(GemmIsa isa) {
 #if defined(IRLITE_GEMM_X86)

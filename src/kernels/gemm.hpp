@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "core/parallel.hpp"
 
@@ -36,17 +37,32 @@ bool gemm_isa_supported(GemmIsa isa);
 /// Whether `isa`'s kernel sums with fused multiply-adds (see the header comment).
 bool gemm_fuses(GemmIsa isa);
 
+/// One element-wise step with a value per column of C (a convolution's output channel): x + v,
+/// x * v, max(x, 0) (a NaN gives 0, as Relu does) or x < 0 ? x * v : x (PReLU).
+struct EpilogueStep {
+  enum class Kind { add, multiply, relu, prelu };
+  Kind kind = Kind::relu;
+  const float* values = nullptr;  ///< n values, for column 0 on; unused by relu
+};
+
+/// Runs `steps` in order on `count` elements that all belong to column (channel) `column`.
+void apply_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
+                 std::int64_t count);
+
 /// What is done to each element of C once its sum is complete: a bias added (per column, as a
 /// fully connected layer's, or per row, as a convolution's in the transposed layout), then an
-/// activation. The default does nothing.
+/// activation, then the steps. The default does nothing.
 struct GemmEpilogue {
   enum class Activation { none, relu };
   /// n values (per column) or m values (per row) for every output matrix; null: no bias.
   const float* bias = nullptr;
   bool bias_per_row = false;
   Activation activation = Activation::none;
+  std::span<const EpilogueStep> steps;
 
-  bool empty() const { return bias == nullptr && activation == Activation::none; }
+  bool empty() const {
+    return bias == nullptr && activation == Activation::none && steps.empty();
+  }
 };
 
 /// B (a batch of `count` matrices, each k x n) in the layout the micro-kernel reads: per matrix,

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <type_traits>
 
@@ -177,6 +178,15 @@ class ConvolutionOp final : public Op {
     return print_attributes(attributes_);
   }
 
+  /// The kernel runs the steps on each output element before it stores it: in float, as the
+  /// separate f32 layers would, so the bits are theirs.
+  std::shared_ptr<const Op> fused(std::vector<ChannelStep> steps) const override {
+    if (steps_.size() + steps.size() > kMaxConvSteps) return nullptr;
+    auto op = std::make_shared<ConvolutionOp>(*this);
+    for (ChannelStep& step : steps) op->steps_.push_back(std::move(step));
+    return op;
+  }
+
  private:
   std::size_t filters_rank() const { return attributes_.strides.size() + (grouped_ ? 3 : 2); }
 
@@ -296,20 +306,45 @@ class ConvolutionOp final : public Op {
     const Tensor& data = inputs[0];
     const Tensor& filters = inputs[1];
     const ConvGeometry g = geometry(data.shape(), filters.shape(), outputs[0].shape());
+    std::array<EpilogueStep, kMaxConvSteps> steps;
+    for (std::size_t i = 0; i < steps_.size(); ++i) steps[i] = kernel_step(steps_[i]);
     bool done = false;
     dispatch_numeric(data.element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (has_kernel<T>) {
         convolution(context.parallel, g, data.data<T>(), filters.data<T>(), weights,
-                    outputs[0].data<T>(), context.scratch);
+                    outputs[0].data<T>(), context.scratch,
+                    std::span<const EpilogueStep>(steps.data(), steps_.size()));
         done = true;
       }
     });
     if (!done) no_kernel(0, data.element_type());
   }
 
+  static EpilogueStep kernel_step(const ChannelStep& step) {
+    EpilogueStep k;
+    k.values = step.values.empty() ? nullptr : step.values.data();
+    switch (step.kind) {
+      case ChannelStep::Kind::add:
+        k.kind = EpilogueStep::Kind::add;
+        break;
+      case ChannelStep::Kind::multiply:
+        k.kind = EpilogueStep::Kind::multiply;
+        break;
+      case ChannelStep::Kind::relu:
+        k.kind = EpilogueStep::Kind::relu;
+        break;
+      case ChannelStep::Kind::prelu:
+        k.kind = EpilogueStep::Kind::prelu;
+        break;
+    }
+    return k;
+  }
+
   ConvolutionAttributes attributes_;
   bool grouped_;
+  /// Element-wise layers fused after this one (graph/fuse.hpp); empty for the layer's own op.
+  std::vector<ChannelStep> steps_;
 };
 
 std::unique_ptr<const Op> create_convolution(const Attributes& a) {

@@ -185,11 +185,12 @@ void add_archive(Feeds& feeds, const Model& model, const std::string& path) {
 
 std::optional<Model> load_model(const std::string& path, const std::string& weights,
                                 InferencePrecision precision,
-                                const std::vector<std::string>& shapes) {
+                                const std::vector<std::string>& shapes, bool fuse) {
   const auto overrides = parse_shape_overrides(shapes);
   LoadOptions load;
   load.weights = weights;
   load.inference_precision = precision;
+  load.fuse_layers = fuse;
   const auto loaded = load_for_run(path, load);
   if (!loaded) return std::nullopt;
   Model model = *loaded;

@@ -16,12 +16,12 @@
 namespace irlite::cli {
 
 /// Loads `path` (weights from `weights`, or beside it when empty; f16 layers computing in
-/// `precision`), prints its warnings and applies
-/// the --shape texts. Throws UsageError for malformed --shape text. nullopt when ops irlite lacks
+/// `precision`; element-wise layers fused into convolutions when `fuse`), prints its warnings
+/// and applies the --shape texts. Throws UsageError for malformed --shape text. nullopt when ops irlite lacks
 /// stop the model: every such layer has then been reported (see load_for_run).
 std::optional<Model> load_model(const std::string& path, const std::string& weights,
                                 InferencePrecision precision,
-                                const std::vector<std::string>& shapes);
+                                const std::vector<std::string>& shapes, bool fuse = true);
 
 /// The Session's options from --threads (0: one per CPU) and the --max-memory text (empty: the
 /// library's default).

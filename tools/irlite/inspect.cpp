@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "commands.hpp"
@@ -35,7 +36,7 @@ std::string display_type(const LayerInfo& layer) {
   return layer.opset.empty() ? layer.type : fmt::format("{} ({})", layer.type, layer.opset);
 }
 
-std::string outputs_text(const LayerInfo& layer) {
+std::string outputs_text(const LayerInfo& layer, std::span<const LayerInfo> layers) {
   std::string s;
   for (const LayerOutput& out : layer.outputs) {
     if (!s.empty()) s += ", ";
@@ -49,6 +50,7 @@ std::string outputs_text(const LayerInfo& layer) {
   if (s.empty()) s.push_back('-');
   if (!layer.reaches_result) s += " (not run)";
   if (layer.folded) s += " (folded)";
+  if (layer.fused_into) s += fmt::format(" (fused into {})", layers[*layer.fused_into].id);
   return s;
 }
 
@@ -105,7 +107,7 @@ Json port_json(const PortInfo& port) {
               {"shape", to_string(port.shape)}};
 }
 
-Json layer_json(const LayerInfo& layer) {
+Json layer_json(const LayerInfo& layer, std::span<const LayerInfo> layers) {
   Json attributes = Json::object();
   for (const auto& [key, value] : layer.attributes) attributes[key] = value;
   Json inputs = Json::array();
@@ -134,6 +136,7 @@ Json layer_json(const LayerInfo& layer) {
               {"attributes", std::move(attributes)},
               {"reaches_result", layer.reaches_result},
               {"folded", layer.folded},
+              {"fused_into", layer.fused_into ? Json(layers[*layer.fused_into].id) : Json()},
               {"inputs", std::move(inputs)},
               {"outputs", std::move(outputs)}};
 }
@@ -184,7 +187,8 @@ void print_json(const Model* model, const std::string& source, const std::vector
     for (const PortInfo& p : model->inputs()) doc["inputs"].push_back(port_json(p));
     for (const PortInfo& p : model->outputs()) doc["outputs"].push_back(port_json(p));
     for (const auto& [type, count] : op_counts(*model)) doc["op_counts"][type] = count;
-    for (const LayerInfo& l : model->layers()) doc["layers"].push_back(layer_json(l));
+    for (const LayerInfo& l : model->layers())
+      doc["layers"].push_back(layer_json(l, model->layers()));
   }
   // Names come from the file and need not be valid UTF-8: replace bad bytes, never throw.
   fmt::print("{}\n", doc.dump(2, ' ', false, Json::error_handler_t::replace));
@@ -224,8 +228,8 @@ void print_text(const Model& model) {
       {"id", "name", "type", "inputs", "outputs", "attributes"}};
   for (const LayerInfo& l : layers)
     rows.push_back({std::to_string(l.id), escape_nonprintable(l.name),
-                    escape_nonprintable(display_type(l)), inputs_text(l, by_id), outputs_text(l),
-                    escape_nonprintable(attributes_text(l))});
+                    escape_nonprintable(display_type(l)), inputs_text(l, by_id),
+                    outputs_text(l, layers), escape_nonprintable(attributes_text(l))});
   // Every column but the last is padded to its widest cell, so that declared dims beside the
   // inferred ones keep the columns aligned. Names and types, written in the file, count only up
   // to 40 characters: a longer one shifts the rest of its own row, not the whole table.

@@ -87,10 +87,19 @@ void print_profile(const Model& model, std::span<const RunProfile> runs, std::FI
 
   std::vector<std::string> names;
   std::size_t name_width = 5, type_width = 4;
+  const std::vector<LayerInfo>& layers = model.layers();
+  const auto fused_type = [&](std::size_t index) {
+    return fmt::format("{}-{}", layers[index].type, layers[index].version);
+  };
   for (const LayerSummary& row : rows) {
     names.push_back(escape_nonprintable(row.layer->name));
     name_width = std::max(name_width, std::min<std::size_t>(names.back().size(), 40));
     type_width = std::max(type_width, type_version(*row.layer).size());
+    for (std::size_t f : row.layer->fused_layers) {
+      name_width = std::max(name_width,
+                            std::min<std::size_t>(escape_nonprintable(layers[f].name).size(), 40));
+      type_width = std::max(type_width, fused_type(f).size());
+    }
   }
   fmt::print(out, "profile of {} ({}, median of {} run{}):\n", escape_nonprintable(model.source()),
              escape_nonprintable(model.name()), runs.size(), runs.size() == 1 ? "" : "s");
@@ -104,6 +113,11 @@ void print_profile(const Model& model, std::span<const RunProfile> runs, std::FI
                names[i], name_width, type_version(layer), type_width, format_time(ns), share(ns),
                format_bytes(static_cast<double>(layer.output_bytes)),
                ns > 0 ? fmt::format("{:.2f}", moved / ns) : std::string("-"));
+    // The layers its kernel ran (LoadOptions::fuse_layers), under their own names.
+    for (std::size_t f : layer.fused_layers)
+      fmt::print(out, "  {:>5}  {:<{}}  {:<{}}  {:>10}\n", layers[f].id,
+                 escape_nonprintable(layers[f].name), name_width, fused_type(f), type_width,
+                 fmt::format("fused in {}", layer.id));
   }
 
   // By op type-version, in the order each first ran.

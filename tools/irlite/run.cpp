@@ -71,7 +71,9 @@ void print_summary(const Model& model, const Inputs& inputs, const std::vector<T
 
 int run_command(const RunOptions& options) {
   const auto start = Clock::now();
-  const auto loaded = load_model(options.model, options.weights, options.precision, options.shapes);
+  // --dump writes every layer's output: each layer runs alone.
+  const auto loaded = load_model(options.model, options.weights, options.precision, options.shapes,
+                                 /*fuse=*/options.dump_dir.empty());
   if (!loaded) return kExitError;
   const Model& model = *loaded;
   SessionOptions session_settings = session_options(options.threads, options.max_memory);

@@ -1,0 +1,218 @@
+// The load-time fusion of element-wise layers into the convolution before them
+// (LoadOptions::fuse_layers): the outputs are the same bits as with every layer run alone, the
+// fused layers are named in Model::layers() and in profiles, and what must not fuse does not.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "graph_builder.hpp"
+#include "irlite/irlite.hpp"
+#include "tensors.hpp"
+
+using namespace irlite;
+using namespace irlite::test;
+
+namespace {
+
+/// Values in [-2, 2), some of them exactly 0 and some negative zeros.
+Tensor random_f32(const Shape& shape, std::mt19937& rng) {
+  std::uniform_real_distribution<double> d(-2, 2);
+  std::vector<double> v(static_cast<std::size_t>(*element_count(shape)));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i % 11 == 3 ? (i % 2 ? -0.0 : 0.0) : d(rng);
+  return tensor(ElementType::f32, shape, v);
+}
+
+LoadOptions unfused() {
+  LoadOptions o;
+  o.fuse_layers = false;
+  return o;
+}
+
+/// Runs `model` on `inputs` with `threads` threads, profiled.
+Outputs run(const Model& model, const std::map<std::string, Tensor>& inputs, unsigned threads,
+            RunProfile* profile = nullptr) {
+  SessionOptions options;
+  options.num_threads = threads;
+  options.profile = profile != nullptr;
+  Session session(model, options);
+  Outputs out = session.run(inputs);
+  if (profile) *profile = session.profile();
+  return out;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.element_type() == b.element_type() && a.shape() == b.shape() &&
+         std::memcmp(a.data(), b.data(), a.byte_size()) == 0;
+}
+
+/// The index in `model.layers()` of the layer named `name`.
+std::size_t layer_index(const Model& model, const std::string& name) {
+  const auto& layers = model.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i)
+    if (layers[i].name == name) return i;
+  FAIL("no layer " << name);
+  return 0;
+}
+
+/// x [N, C_IN, 9, 7] -> a convolution (GroupConvolution with `groups` > 1) to `channels`
+/// channels -> bias Add [1, C, 1, 1] -> Relu -> Multiply [C, 1, 1] -> Add of one value ->
+/// PReLU with a slope per channel -> Result y.
+GraphBuilder conv_chain(std::int64_t groups, std::int64_t in_channels, std::int64_t channels,
+                        const std::string& strides, std::mt19937& rng) {
+  GraphBuilder g;
+  const auto x = g.parameter("x", ElementType::f32, PartialShape{2, in_channels, 9, 7});
+  Shape filters = {channels, in_channels, 3, 3};
+  std::string type = "Convolution";
+  if (groups > 1) {
+    filters = {groups, channels / groups, in_channels / groups, 3, 3};
+    type = "GroupConvolution";
+  }
+  const auto w = g.constant("w", random_f32(filters, rng));
+  const auto conv = g.layer(type, "opset1",
+                            {{"strides", strides},
+                             {"pads_begin", "1,1"},
+                             {"pads_end", "1,0"},
+                             {"dilations", "1,1"}},
+                            {x, w}, {ElementType::f32}, "conv");
+  const auto bias = g.constant("bias", random_f32({1, channels, 1, 1}, rng));
+  const auto add = g.layer("Add", "opset1", {}, {conv[0], bias}, {ElementType::f32}, "bias_add");
+  const auto relu = g.layer("Relu", "opset1", {}, {add[0]}, {ElementType::f32}, "relu");
+  const auto scale = g.constant("scale", random_f32({channels, 1, 1}, rng));
+  // The Const first: a Multiply reads its inputs in either order.
+  const auto mul = g.layer("Multiply", "opset1", {}, {scale, relu[0]}, {ElementType::f32}, "mul");
+  const auto shift = g.constant("shift", tensor(ElementType::f32, {1}, {-0.75}));
+  const auto add2 = g.layer("Add", "opset1", {}, {mul[0], shift}, {ElementType::f32}, "shift_add");
+  const auto slope = g.constant("slope", random_f32({channels}, rng));
+  const auto prelu = g.layer("PReLU", "opset1", {}, {add2[0], slope}, {ElementType::f32}, "prelu");
+  g.result(prelu[0], "y");
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("fusion: a convolution's element-wise tail runs in its kernel, the same bits") {
+  std::mt19937 rng(7);
+  struct Case {
+    std::int64_t groups, in_channels, channels;
+    std::string strides;
+  };
+  // A plain convolution, one with stride 2, grouped (a GEMM per group), depthwise.
+  for (const Case& c : {Case{1, 5, 6, "1,1"}, Case{1, 4, 3, "2,2"}, Case{2, 4, 6, "1,1"},
+                        Case{8, 8, 8, "1,2"}}) {
+    CAPTURE(c.groups);
+    CAPTURE(c.strides);
+    const GraphBuilder g = conv_chain(c.groups, c.in_channels, c.channels, c.strides, rng);
+    const Model fused = g.load();
+    const Model alone = g.load(unfused());
+    const std::map<std::string, Tensor> inputs{{"x", random_f32({2, c.in_channels, 9, 7}, rng)}};
+    const Tensor want = run(alone, inputs, 1).at("y");
+    for (unsigned threads : {1u, 3u}) {
+      RunProfile profile;
+      const Outputs got = run(fused, inputs, threads, &profile);
+      CHECK(same_bits(got.at("y"), want));
+      // One compute layer ran, naming the five it took in.
+      REQUIRE(profile.layers.size() == 1);
+      CHECK(profile.layers[0].name == "conv");
+      std::vector<std::string> names;
+      for (std::size_t f : profile.layers[0].fused_layers) names.push_back(fused.layers()[f].name);
+      CHECK(names == std::vector<std::string>{"bias_add", "relu", "mul", "shift_add", "prelu"});
+    }
+    const std::size_t conv = layer_index(fused, "conv");
+    CHECK(fused.layers()[layer_index(fused, "prelu")].fused_into == conv);
+    CHECK_FALSE(fused.layers()[conv].fused_into);
+    CHECK_FALSE(alone.layers()[layer_index(alone, "prelu")].fused_into);
+  }
+}
+
+TEST_CASE("fusion: what cannot run in the kernel stays a layer of its own") {
+  std::mt19937 rng(11);
+  const auto build = [&](const std::string& variant) {
+    GraphBuilder g;
+    const auto x = g.parameter("x", ElementType::f32, PartialShape{1, 3, 5, 4});
+    const auto w = g.constant("w", random_f32({4, 3, 1, 1}, rng));
+    const auto conv = g.layer("Convolution", "opset1",
+                              {{"strides", "1,1"},
+                               {"pads_begin", "0,0"},
+                               {"pads_end", "0,0"},
+                               {"dilations", "1,1"}},
+                              {x, w}, {ElementType::f32}, "conv");
+    GraphBuilder::Port other = g.constant("per_column", random_f32({1, 1, 1, 4}, rng));
+    if (variant == "parameter") other = g.parameter("b", ElementType::f32, PartialShape{1, 4, 1, 1});
+    if (variant == "grows") other = g.constant("grows", random_f32({2, 4, 1, 1}, rng));
+    if (variant == "per_channel") other = g.constant("bias", random_f32({4, 1, 1}, rng));
+    const auto add = g.layer("Add", "opset1", {}, {conv[0], other}, {ElementType::f32}, "add");
+    g.result(add[0], "y");
+    // A second reader of the convolution's output: nothing may fuse into it.
+    if (variant == "read_twice") g.result(conv[0], "conv_out");
+    return g;
+  };
+  for (const std::string variant : {"per_column", "parameter", "grows", "read_twice"}) {
+    CAPTURE(variant);
+    const GraphBuilder g = build(variant);
+    const Model model = g.load();
+    CHECK_FALSE(model.layers()[layer_index(model, "add")].fused_into);
+    std::map<std::string, Tensor> inputs{{"x", random_f32({1, 3, 5, 4}, rng)}};
+    if (variant == "parameter") inputs.emplace("b", random_f32({1, 4, 1, 1}, rng));
+    const Outputs got = run(model, inputs, 2);
+    const Outputs want = run(g.load(unfused()), inputs, 1);
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(same_bits(got[i].second, want[i].second));
+  }
+  // The control: the same model with a bias per channel does fuse.
+  const Model model = build("per_channel").load();
+  CHECK(model.layers()[layer_index(model, "add")].fused_into == layer_index(model, "conv"));
+}
+
+TEST_CASE("fusion: only f32 values fuse; an f16 model fuses when it computes in f32") {
+  GraphBuilder g;
+  const auto x = g.parameter("x", ElementType::f16, PartialShape{1, 2, 3, 3});
+  const auto w = g.constant("w", tensor(ElementType::f16, {2, 2, 1, 1}, {1, -1, 0.5, 2}));
+  const auto conv = g.layer("Convolution", "opset1",
+                            {{"strides", "1,1"},
+                             {"pads_begin", "0,0"},
+                             {"pads_end", "0,0"},
+                             {"dilations", "1,1"}},
+                            {x, w}, {ElementType::f16}, "conv");
+  const auto relu = g.layer("Relu", "opset1", {}, {conv[0]}, {ElementType::f16}, "relu");
+  g.result(relu[0], "y");
+  const Model wide = g.load();
+  CHECK(wide.layers()[layer_index(wide, "relu")].fused_into == layer_index(wide, "conv"));
+  LoadOptions declared;
+  declared.inference_precision = InferencePrecision::declared;
+  const Model narrow = g.load(declared);
+  CHECK_FALSE(narrow.layers()[layer_index(narrow, "relu")].fused_into);
+  std::vector<double> v(18);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i) - 8.5;
+  const std::map<std::string, Tensor> inputs{{"x", tensor(ElementType::f16, {1, 2, 3, 3}, v)}};
+  CHECK(same_bits(run(wide, inputs, 1).at("y"), run(g.load(unfused()), inputs, 1).at("y")));
+}
+
+TEST_CASE("fusion: an observer sees the chain's output under its last layer; a reshape fuses "
+          "again") {
+  std::mt19937 rng(3);
+  const GraphBuilder g = conv_chain(1, 2, 3, "1,1", rng);
+  const Model model = g.load();
+  const std::map<std::string, Tensor> inputs{{"x", random_f32({2, 2, 9, 7}, rng)}};
+  std::vector<std::string> seen;
+  Tensor last;
+  Session session(model);
+  const Outputs out = session.run(inputs, [&](const LayerInfo& layer, std::span<const Tensor> o) {
+    if (layer.type == "Parameter" || layer.type == "Constant") return;
+    seen.push_back(layer.name);
+    last = o[0];
+  });
+  CHECK(seen == std::vector<std::string>{"prelu"});
+  CHECK(same_bits(last, out.at("y")));
+
+  const Model batch3 = model.reshape({{"x", PartialShape{3, 2, 9, 7}}});
+  CHECK(batch3.layers()[layer_index(batch3, "prelu")].fused_into == layer_index(batch3, "conv"));
+  const std::map<std::string, Tensor> three{{"x", random_f32({3, 2, 9, 7}, rng)}};
+  CHECK(same_bits(run(batch3, three, 2).at("y"),
+                  run(g.load(unfused()).reshape({{"x", PartialShape{3, 2, 9, 7}}}), three, 1)
+                      .at("y")));
+}
