@@ -9,6 +9,7 @@
 
 #include "irlite/element_dispatch.hpp"
 #include "kernels/element.hpp"
+#include "kernels/simd.hpp"
 
 namespace irlite {
 
@@ -128,6 +129,15 @@ void fill_identity(AxisTable& t, std::int64_t out, std::int64_t stride) {
   t.start[static_cast<std::size_t>(out)] = out;
 }
 
+/// The four cubic weights of taps floor(c) - 1 .. floor(c) + 2 at fraction f, in OpenVINO's
+/// reference's order of operations.
+void cubic_weights(float f, float a, float (&w)[4]) {
+  w[0] = ((a * (f + 1) - 5 * a) * (f + 1) + 8 * a) * (f + 1) - 4 * a;
+  w[1] = ((a + 2) * f - (a + 3)) * f * f + 1;
+  w[2] = ((a + 2) * (1 - f) - (a + 3)) * (1 - f) * (1 - f) + 1;
+  w[3] = ((a * (2 - f) - 5 * a) * (2 - f) + 8 * a) * (2 - f) - 4 * a;
+}
+
 /// Fills listed axis j's table (axis spec.axes[j]). Taps of weight zero are left out.
 void fill_table(const InterpolateSpec& s, std::size_t j, std::int64_t stride, AxisTable& t) {
   const auto axis = static_cast<std::size_t>(s.axes[j]);
@@ -181,11 +191,8 @@ void fill_table(const InterpolateSpec& s, std::size_t j, std::int64_t stride, Ax
       case InterpMode::cubic: {
         const std::int64_t base = to_index(std::floor(c));
         const float f = std::fabs(c - static_cast<float>(base));
-        const float w[4] = {
-            ((cube * (f + 1) - 5 * cube) * (f + 1) + 8 * cube) * (f + 1) - 4 * cube,
-            ((cube + 2) * f - (cube + 3)) * f * f + 1,
-            ((cube + 2) * (1 - f) - (cube + 3)) * (1 - f) * (1 - f) + 1,
-            ((cube * (2 - f) - 5 * cube) * (2 - f) + 8 * cube) * (2 - f) - 4 * cube};
+        float w[4];
+        cubic_weights(f, cube, w);
         for (std::int64_t i = 0; i < 4; ++i)
           add(std::clamp<std::int64_t>(base + i - 1, 0, in - 1), w[i]);
         break;
@@ -248,6 +255,12 @@ bool trivial_axis(const InterpolateSpec& s, std::size_t j) {
   if (s.padded[d] != s.output[d]) return false;
   if (s.mode == InterpMode::linear_onnx) return false;  // its last coordinate takes 0.5 twice
   if (s.mode == InterpMode::linear && linear_a(s, j) < 1.0f) return false;
+  if (s.mode == InterpMode::cubic) {
+    // The outer weights at a whole coordinate are zero only up to rounding for some a.
+    float w[4];
+    cubic_weights(0.0f, static_cast<float>(s.cube_coeff), w);
+    return w[0] == 0.0f && w[1] == 1.0f && w[2] == 0.0f && w[3] == 0.0f;
+  }
   return true;
 }
 
@@ -264,6 +277,13 @@ struct Layout {
   std::span<double> pil_w, pil_h;        // Pillow coefficients
   std::span<std::int64_t> pil_wb, pil_hb;  // Pillow bounds (first tap, count)
   std::span<T> pil_temp;                 // per chunk, the horizontal pass's rows
+  // The fast path's weighted modes: W's taps as slots (slot t of column x: its t-th tap, or
+  // none), and per chunk the gathered inputs of every slot and the two running sums.
+  std::span<float> slot_weight;
+  std::span<std::int32_t> slot_valid;
+  std::span<std::int64_t> slot_offset;
+  std::span<float> rows;
+  std::int64_t slots = 0;
   std::int64_t pil_wk = 0, pil_hk = 0;   // Pillow taps per output coordinate
 };
 
@@ -337,6 +357,19 @@ std::size_t general_chunks(const InterpolateSpec& s, unsigned threads) {
   return std::max<std::size_t>(1, std::min<std::size_t>(threads, by_grain));
 }
 
+/// The fast path's output rows, and the rows per chunk below which a thread is not worth it.
+std::size_t fast_rows_count(const InterpolateSpec& s) {
+  return static_cast<std::size_t>(s.output[0] * s.output[1] * s.output[2]);
+}
+std::size_t fast_grain(const InterpolateSpec& s) {
+  return std::max<std::size_t>(1, kGrain / static_cast<std::size_t>(std::max<std::int64_t>(s.output[3], 1)));
+}
+/// How many chunks the fast path's rows split into (Parallel::chunks()).
+std::size_t fast_chunks(const InterpolateSpec& s, unsigned threads) {
+  return std::max<std::size_t>(
+      1, std::min<std::size_t>(threads, fast_rows_count(s) / fast_grain(s)));
+}
+
 template <class T>
 Layout<T> take_layout(const InterpolateSpec& s, const Scratch& scratch, unsigned threads) {
   Layout<T> l;
@@ -368,6 +401,15 @@ Layout<T> take_layout(const InterpolateSpec& s, const Scratch& scratch, unsigned
               : max_taps(s, static_cast<std::size_t>(it - s.axes.begin()),
                          static_cast<std::int64_t>(s.padded[d]));
       l.tables.push_back(take_table(scratch, static_cast<std::int64_t>(s.output[d]), taps));
+      if (d == 3) l.slots = taps;
+    }
+    if (s.mode != InterpMode::nearest) {
+      const auto wout = static_cast<std::size_t>(s.output[3]);
+      const auto n = static_cast<std::size_t>(l.slots) * wout;
+      l.slot_weight = scratch.take<float>(n);
+      l.slot_valid = scratch.take<std::int32_t>(n);
+      l.slot_offset = scratch.take<std::int64_t>(n);
+      l.rows = scratch.take<float>(fast_chunks(s, threads) * (n + 2 * wout));
     }
     return l;
   }
@@ -402,24 +444,66 @@ void pad_into(const InterpolateSpec& s, const T* in, T* padded) {
   }
 }
 
-/// The fast path: [N * C] planes, H and W tables.
+/// sum[x] (and wsum[x] when `weights`) += c * g[x] with c = ch * w[x], where slot x is valid
+/// (valid[x] != 0); the others keep their sums bit for bit.
+IRLITE_MULTIVERSION void add_slot(float* __restrict sum, float* __restrict wsum,
+                                  const float* __restrict g, const float* __restrict w,
+                                  const std::int32_t* __restrict valid, float ch, std::int64_t n,
+                                  bool weights) {
+  std::int64_t x = 0;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  const simd::vec<float> vch = simd::broadcast(ch);
+  for (; x + L <= n; x += L) {
+    const simd::vec<float> c = vch * simd::load(w + x);
+    const auto m = simd::load(valid + x) != simd::vec<std::int32_t>{};
+    const simd::vec<float> s = simd::load(sum + x);
+    simd::store(sum + x, m ? s + c * simd::load(g + x) : s);
+    if (weights) {
+      const simd::vec<float> ws = simd::load(wsum + x);
+      simd::store(wsum + x, m ? ws + c : ws);
+    }
+  }
+  for (; x < n; ++x) {
+    if (!valid[x]) continue;
+    const float c = ch * w[x];
+    sum[x] += c * g[x];
+    if (weights) wsum[x] += c;
+  }
+}
+
+/// The fast path: [N * C] planes, H and W tables. Nearest gathers each row (copying the one
+/// before when it reads the same input row); the weighted modes lay W's taps out as slots once,
+/// then per output row gather each H tap's inputs slot by slot and add them in vectors, masked
+/// where a column has fewer taps, in the general path's order for every element.
 template <class T, InterpMode Mode>
-void fast_rows(const Parallel& parallel, const InterpolateSpec& s, const AxisTable& ht,
-               const AxisTable& wt, const T* in, T* out) {
+void fast_rows(const Parallel& parallel, const InterpolateSpec& s, const Layout<T>& l,
+               const AxisTable& ht, const AxisTable& wt, const T* in, T* out) {
   const auto hin = static_cast<std::int64_t>(s.padded[2]), win = static_cast<std::int64_t>(s.padded[3]);
   const auto hout = static_cast<std::int64_t>(s.output[2]),
              wout = static_cast<std::int64_t>(s.output[3]);
-  const std::size_t rows = static_cast<std::size_t>(s.output[0] * s.output[1]) *
-                           static_cast<std::size_t>(hout);
+  const std::int64_t* hs = ht.start.data();
+  const std::int64_t* ho = ht.offset.data();
+  const float* hw = ht.weight.data();
+  const std::int64_t* ws = wt.start.data();
+  const std::int64_t* wo = wt.offset.data();
+  const float* ww = wt.weight.data();
+  std::int64_t slots = 0;
+  if constexpr (Mode != InterpMode::nearest) {
+    for (std::int64_t x = 0; x < wout; ++x) slots = std::max(slots, ws[x + 1] - ws[x]);
+    for (std::int64_t t = 0; t < slots; ++t)
+      for (std::int64_t x = 0; x < wout; ++x) {
+        const std::int64_t i = ws[x] + t;
+        const bool valid = i < ws[x + 1];
+        const auto at = static_cast<std::size_t>(t * wout + x);
+        l.slot_weight[at] = valid ? ww[i] : 0.0f;
+        l.slot_valid[at] = valid ? -1 : 0;
+        l.slot_offset[at] = valid ? wo[i] : 0;
+      }
+  }
   const float init = initial_weight(s);
-  const std::size_t grain = std::max<std::size_t>(1, kGrain / std::max<std::int64_t>(wout, 1));
-  parallel.for_range(rows, grain, [&](std::size_t begin, std::size_t end, std::size_t) {
-    const std::int64_t* hs = ht.start.data();
-    const std::int64_t* ho = ht.offset.data();
-    const float* hw = ht.weight.data();
-    const std::int64_t* ws = wt.start.data();
-    const std::int64_t* wo = wt.offset.data();
-    const float* ww = wt.weight.data();
+  const std::size_t row_floats = static_cast<std::size_t>(l.slots * wout + 2 * wout);
+  parallel.for_range(fast_rows_count(s), fast_grain(s),
+                     [&](std::size_t begin, std::size_t end, std::size_t chunk) {
     for (std::size_t r = begin; r < end; ++r) {
       const auto row = static_cast<std::int64_t>(r);
       const std::int64_t p = row / hout, oh = row % hout;
@@ -434,21 +518,23 @@ void fast_rows(const Parallel& parallel, const InterpolateSpec& s, const AxisTab
         const T* line = src + ho[hs[oh]];
         for (std::int64_t x = 0; x < wout; ++x) dst[x] = line[wo[ws[x]]];
       } else {
-        const std::int64_t h0 = hs[oh], h1 = hs[oh + 1];
-        for (std::int64_t x = 0; x < wout; ++x) {
-          float sum = 0.0f, wsum = 0.0f;
-          const std::int64_t w0 = ws[x], w1 = ws[x + 1];
-          for (std::int64_t th = h0; th < h1; ++th) {
-            const float ch = init * hw[th];
-            const T* line = src + ho[th];
-            for (std::int64_t tw = w0; tw < w1; ++tw) {
-              const float c = ch * ww[tw];
-              sum += c * load(line[wo[tw]]);
-              if constexpr (Mode == InterpMode::linear) wsum += c;
-            }
+        float* gathered = l.rows.data() + chunk * row_floats;
+        float* sum = gathered + l.slots * wout;
+        float* wsum = sum + wout;
+        std::fill(sum, sum + 2 * wout, 0.0f);
+        for (std::int64_t th = hs[oh]; th < hs[oh + 1]; ++th) {
+          const float ch = init * hw[th];
+          const T* line = src + ho[th];
+          for (std::int64_t t = 0; t < slots; ++t) {
+            const std::int64_t* offset = l.slot_offset.data() + t * wout;
+            float* g = gathered + t * wout;
+            for (std::int64_t x = 0; x < wout; ++x) g[x] = load(line[offset[x]]);
           }
-          dst[x] = finish_weighted<T>(Mode, sum, wsum);
+          for (std::int64_t t = 0; t < slots; ++t)
+            add_slot(sum, wsum, gathered + t * wout, l.slot_weight.data() + t * wout,
+                     l.slot_valid.data() + t * wout, ch, wout, Mode == InterpMode::linear);
         }
+        for (std::int64_t x = 0; x < wout; ++x) dst[x] = finish_weighted<T>(Mode, sum[x], wsum[x]);
       }
     }
   });
@@ -647,12 +733,12 @@ void run(const Parallel& parallel, const Scratch& scratch, const InterpolateSpec
     }
     switch (s.mode) {
       case InterpMode::nearest:
-        return fast_rows<T, InterpMode::nearest>(parallel, s, t[0], t[1], in, out);
+        return fast_rows<T, InterpMode::nearest>(parallel, s, l, t[0], t[1], in, out);
       case InterpMode::linear:
-        return fast_rows<T, InterpMode::linear>(parallel, s, t[0], t[1], in, out);
+        return fast_rows<T, InterpMode::linear>(parallel, s, l, t[0], t[1], in, out);
       case InterpMode::linear_onnx:
-        return fast_rows<T, InterpMode::linear_onnx>(parallel, s, t[0], t[1], in, out);
-      default: return fast_rows<T, InterpMode::cubic>(parallel, s, t[0], t[1], in, out);
+        return fast_rows<T, InterpMode::linear_onnx>(parallel, s, l, t[0], t[1], in, out);
+      default: return fast_rows<T, InterpMode::cubic>(parallel, s, l, t[0], t[1], in, out);
     }
   }
   Layout<T> filled = l;
