@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <functional>
 #include <iterator>
 #include <memory>
@@ -394,27 +393,6 @@ TEST_CASE("Interpolate: the fast path gives the general path's bits") {
   InterpolateSpec s = feature_map_spec(InterpMode::linear, 1, 4, 4, 8, 8);
   s.axes = {3, 2};
   CHECK_FALSE(interpolate_takes_fast_path(s));
-}
-
-TEST_CASE("Interpolate: resizing a [1,64,80,80] map to 160x160" * doctest::skip()) {
-  // A benchmark, run by hand: nearest and linear, fast path and general.
-  std::vector<float> in(64 * 80 * 80);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 251) / 7.0f;
-  for (const InterpMode mode : {InterpMode::nearest, InterpMode::linear, InterpMode::linear_onnx})
-    for (const bool fast : {false, true})
-      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_pools()[0]}) {
-        InterpolateSpec s = feature_map_spec(mode, 64, 80, 80, 160, 160);
-        s.allow_fast_path = fast;
-        resized(s, in, pool);
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int r = 0; r < 5; ++r) resized(s, in, pool);
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count() /
-            5;
-        MESSAGE(fmt::format("mode {} fast {} threads {}: {:.2f} ms", static_cast<int>(mode), fast,
-                            pool ? pool->size() : 1, ms));
-      }
 }
 
 TEST_CASE("Interpolate-1 runs as OpenVINO maps it onto Interpolate-4") {
