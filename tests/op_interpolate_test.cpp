@@ -8,12 +8,12 @@
 
 #include <algorithm>
 #include <array>
-#include <functional>
-#include <iterator>
-#include <memory>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <iterator>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,8 +40,7 @@ Tensor f32s(Shape shape, const std::vector<double>& v) {
   return tensor(ElementType::f32, std::move(shape), v);
 }
 
-AttributeList v4_attrs(const std::string& mode, const std::string& calc,
-                       AttributeList extra = {}) {
+AttributeList v4_attrs(const std::string& mode, const std::string& calc, AttributeList extra = {}) {
   AttributeList a = {{"mode", mode}, {"shape_calculation_mode", calc}};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
@@ -67,14 +66,14 @@ TEST_CASE("Interpolate: nearest and linear_onnx resizes worked out by hand") {
   {
     const auto op = make("Interpolate", "opset11", v4_attrs("linear_onnx", "scales"));
     const Tensor out = run(*op, {x, f32s({2}, {2, 2}), i64s({2, 3})});
-    CHECK(doubles(out) == std::vector<double>{1,   1.25, 1.75, 2,   1.5, 1.75, 2.25, 2.5,
-                                              2.5, 2.75, 3.25, 3.5, 3,   3.25, 3.75, 4});
+    CHECK(doubles(out) == std::vector<double>{1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75,
+                                              3.25, 3.5, 3, 3.25, 3.75, 4});
   }
   // align_corners linear on one axis: 0, 1/3, 2/3, 1 of the way.
   {
-    const auto op = make("Interpolate", "opset11",
-                         v4_attrs("linear", "sizes", {{"coordinate_transformation_mode",
-                                                       "align_corners"}}));
+    const auto op =
+        make("Interpolate", "opset11",
+             v4_attrs("linear", "sizes", {{"coordinate_transformation_mode", "align_corners"}}));
     const std::vector<double> got = doubles(run(*op, {f32s({2}, {0, 3}), i64s({4}), i64s({0})}));
     REQUIRE(got.size() == 4);
     for (std::size_t i = 0; i < 4; ++i) CHECK(got[i] == doctest::Approx(static_cast<double>(i)));
@@ -82,9 +81,10 @@ TEST_CASE("Interpolate: nearest and linear_onnx resizes worked out by hand") {
   // Pads add zeros before resizing: [0, 1, 2, 0] read by asymmetric nearest at half size.
   {
     const auto op = make("Interpolate", "opset4",
-                         v4_attrs("nearest", "scales", {{"pads_begin", "1"}, {"pads_end", "1"},
-                                                        {"coordinate_transformation_mode",
-                                                         "asymmetric"}}));
+                         v4_attrs("nearest", "scales",
+                                  {{"pads_begin", "1"},
+                                   {"pads_end", "1"},
+                                   {"coordinate_transformation_mode", "asymmetric"}}));
     const Tensor out = run(*op, {f32s({2}, {1, 2}), i64s({0}), f32s({1}, {0.5})});
     CHECK(doubles(out) == std::vector<double>{0, 2});
   }
@@ -107,8 +107,8 @@ TEST_CASE("Interpolate: bilinear_pillow halving a row, as Pillow's sums give it"
   CHECK(got[0] == doctest::Approx(20.0 / 7));
   CHECK(got[1] == doctest::Approx(64.0 / 7));
   // u8 rounds half away from zero: 2.857 -> 3, 9.143 -> 9.
-  const Tensor u8 = run(*op, {tensor(ElementType::u8, {1, 4}, {0, 4, 8, 12}), i64s({1, 2}),
-                              i64s({0, 1})});
+  const Tensor u8 =
+      run(*op, {tensor(ElementType::u8, {1, 4}, {0, 4, 8, 12}), i64s({1, 2}), i64s({0, 1})});
   CHECK(doubles(u8) == std::vector<double>{3, 9});
 }
 
@@ -129,20 +129,29 @@ struct Limits {
 
 Limits limits(ElementType type) {
   switch (type) {
-    case ElementType::i8: return {-128, 127};
-    case ElementType::u8: return {0, 255};
-    case ElementType::i16: return {-32768, 32767};
-    case ElementType::u16: return {0, 65535};
-    case ElementType::i32: return {-2147483648.0, 2147483647.0};
-    case ElementType::u32: return {0, 4294967295.0};
-    case ElementType::i64: return {-9.2e18, 9.2e18};
-    case ElementType::u64: return {0, 1.8e19};
-    default: return {0, 0};
+    case ElementType::i8:
+      return {-128, 127};
+    case ElementType::u8:
+      return {0, 255};
+    case ElementType::i16:
+      return {-32768, 32767};
+    case ElementType::u16:
+      return {0, 65535};
+    case ElementType::i32:
+      return {-2147483648.0, 2147483647.0};
+    case ElementType::u32:
+      return {0, 4294967295.0};
+    case ElementType::i64:
+      return {-9.2e18, 9.2e18};
+    case ElementType::u64:
+      return {0, 1.8e19};
+    default:
+      return {0, 0};
   }
 }
 
-const char* const kModes[] = {"nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow",
-                              "bicubic_pillow"};
+const char* const kModes[] = {"nearest", "linear",          "linear_onnx",
+                              "cubic",   "bilinear_pillow", "bicubic_pillow"};
 const char* const kCoords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
                                "tf_half_pixel_for_nn", "align_corners"};
 const char* const kNearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil",
@@ -197,7 +206,8 @@ RandomCase random_case(std::mt19937& rng, ElementType type, bool feature_map) {
       pe[d] = pick(2);
     }
   Shape padded(rank), out(rank);
-  for (std::size_t d = 0; d < rank; ++d) padded[d] = in[d] + static_cast<std::size_t>(pb[d] + pe[d]);
+  for (std::size_t d = 0; d < rank; ++d)
+    padded[d] = in[d] + static_cast<std::size_t>(pb[d] + pe[d]);
   out = padded;
   std::vector<float> scales;
   std::vector<std::int64_t> sizes;
@@ -221,9 +231,11 @@ RandomCase random_case(std::mt19937& rng, ElementType type, bool feature_map) {
     }
     sizes.push_back(static_cast<std::int64_t>(out[d]));
   }
-  c.attrs = {{"mode", mode}, {"shape_calculation_mode", scales_mode ? "scales" : "sizes"},
+  c.attrs = {{"mode", mode},
+             {"shape_calculation_mode", scales_mode ? "scales" : "sizes"},
              {"coordinate_transformation_mode", kCoords[pick(5)]},
-             {"nearest_mode", kNearest[pick(5)]}, {"antialias", pick(2) ? "true" : "false"}};
+             {"nearest_mode", kNearest[pick(5)]},
+             {"antialias", pick(2) ? "true" : "false"}};
   const float cube = pick(2) ? -0.75f : -0.5f;
   c.attrs.push_back({"cube_coeff", fmt::format("{}", cube)});
   std::string pbs, pes;
@@ -375,8 +387,8 @@ TEST_CASE("Interpolate: the fast path gives the general path's bits") {
       {{5, 7, 10, 14}, {9, 8, 4, 3}, {6, 6, 13, 5}}};
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> v(-4, 4);
-  for (const InterpMode mode : {InterpMode::nearest, InterpMode::linear, InterpMode::linear_onnx,
-                                InterpMode::cubic})
+  for (const InterpMode mode :
+       {InterpMode::nearest, InterpMode::linear, InterpMode::linear_onnx, InterpMode::cubic})
     for (const auto& [h, w, oh, ow] : kSizes) {
       InterpolateSpec s = feature_map_spec(mode, 3, h, w, oh, ow);
       s.antialias = mode == InterpMode::linear;
@@ -401,9 +413,9 @@ TEST_CASE("Interpolate-1 runs as OpenVINO maps it onto Interpolate-4") {
   {
     const auto v1 = make("Interpolate", "opset1",
                          {{"axes", "2,3"}, {"mode", "linear"}, {"align_corners", "false"}});
-    const auto v4 = make("Interpolate", "opset4",
-                         v4_attrs("linear_onnx", "sizes",
-                                  {{"coordinate_transformation_mode", "asymmetric"}}));
+    const auto v4 =
+        make("Interpolate", "opset4",
+             v4_attrs("linear_onnx", "sizes", {{"coordinate_transformation_mode", "asymmetric"}}));
     const Tensor a = run(*v1, {x, i64s({3, 5})});
     const Tensor b = run(*v4, {x, i64s({3, 5}), f32s({2}, {1.5, 5.0 / 3}), i64s({2, 3})});
     CHECK(doubles(a) == doubles(b));
@@ -422,11 +434,11 @@ TEST_CASE("Interpolate-1 runs as OpenVINO maps it onto Interpolate-4") {
   }
   // Linear on other axes without pads: half_pixel.
   {
-    const auto v1 = make("Interpolate", "opset1",
-                         {{"axes", "3"}, {"mode", "linear"}, {"align_corners", "0"}});
-    const auto v4 = make("Interpolate", "opset4",
-                         v4_attrs("linear_onnx", "sizes",
-                                  {{"coordinate_transformation_mode", "half_pixel"}}));
+    const auto v1 =
+        make("Interpolate", "opset1", {{"axes", "3"}, {"mode", "linear"}, {"align_corners", "0"}});
+    const auto v4 =
+        make("Interpolate", "opset4",
+             v4_attrs("linear_onnx", "sizes", {{"coordinate_transformation_mode", "half_pixel"}}));
     const Tensor a = run(*v1, {x, i64s({5})});
     const Tensor b = run(*v4, {x, i64s({5}), f32s({1}, {5.0 / 3}), i64s({3})});
     CHECK(doubles(a) == doubles(b));
@@ -449,9 +461,9 @@ TEST_CASE("Interpolate: output shapes from Const, unknown and bounded inputs") {
   CHECK(inferred(*v4, {info(ElementType::f32, "[...]"), info(sizes), info(scales), info(axes)}) ==
         "f32 [...]");
   // Scales on intervals, each bound scaled; pads added first.
-  const auto v11 = make("Interpolate", "opset11",
-                        v4_attrs("linear", "scales", {{"pads_begin", "0,0,1,0"},
-                                                      {"pads_end", "0,0,1,0"}}));
+  const auto v11 =
+      make("Interpolate", "opset11",
+           v4_attrs("linear", "scales", {{"pads_begin", "0,0,1,0"}, {"pads_end", "0,0,1,0"}}));
   CHECK(inferred(*v11, {info(ElementType::f16, "[?,3,2..6,10..]"), info(scales), info(axes)}) ==
         "f16 [?,3,8..16,5..]");
   // Sizes bounded by value propagation (as from a ShapeOf): an interval.
@@ -471,9 +483,8 @@ TEST_CASE("Interpolate: dynamic shapes run, sizes and axes given at run time") {
   t.input_parameter("sizes", ElementType::i32, ps("[?]"));
   t.input_parameter("axes", ElementType::i64, ps("[?]"));
   const Tensor x = f32s({1, 1, 2, 2}, {1, 2, 3, 4});
-  const auto out = t.run({{"x", x},
-                          {"sizes", tensor(ElementType::i32, {2}, {4, 4})},
-                          {"axes", i64s({2, 3})}});
+  const auto out =
+      t.run({{"x", x}, {"sizes", tensor(ElementType::i32, {2}, {4, 4})}, {"axes", i64s({2, 3})}});
   CHECK(out[0].shape() == Shape{1, 1, 4, 4});
   CHECK(doubles(out[0])[1] == 1.25);
   const auto again = t.run({{"x", f32s({1, 1, 1, 3}, {1, 2, 3})},
@@ -494,10 +505,12 @@ TEST_CASE("Interpolate: located errors for bad attributes, shapes and values") {
   const Tensor axes = i64s({2, 3});
   const Tensor scales = f32s({2}, {2, 2});
   const auto data = info(ElementType::f32, "[1,1,2,2]");
-  CHECK(error_of([] { make("Interpolate", "opset4", v4_attrs("bilinear_pillow", "sizes")); })
-            .find("mode") != std::string::npos);
-  CHECK(error_of([] { make("Interpolate", "opset11", v4_attrs("nearest", "shapes")); })
-            .find("shape_calculation_mode") != std::string::npos);
+  CHECK(error_of([] {
+          make("Interpolate", "opset4", v4_attrs("bilinear_pillow", "sizes"));
+        }).find("mode") != std::string::npos);
+  CHECK(error_of([] {
+          make("Interpolate", "opset11", v4_attrs("nearest", "shapes"));
+        }).find("shape_calculation_mode") != std::string::npos);
   CHECK(error_of([] {
           make("Interpolate", "opset11", v4_attrs("nearest", "sizes", {{"pads_begin", "-1"}}));
         }).find("negative") != std::string::npos);
@@ -506,39 +519,48 @@ TEST_CASE("Interpolate: located errors for bad attributes, shapes and values") {
         }).find("area") != std::string::npos);
   const auto v11 = make("Interpolate", "opset11", v4_attrs("nearest", "sizes"));
   const Tensor bad_axes = i64s({2, 4});
-  CHECK(error_of([&] { infer_outputs(*v11, {data, info(sizes), info(bad_axes)}); }).find("axis 4") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v11, {data, info(sizes), info(bad_axes)});
+        }).find("axis 4") != std::string::npos);
   const Tensor twice = i64s({2, 2});
-  CHECK(error_of([&] { infer_outputs(*v11, {data, info(sizes), info(twice)}); }).find("twice") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v11, {data, info(sizes), info(twice)});
+        }).find("twice") != std::string::npos);
   const Tensor negative_axis = i64s({-1});
-  CHECK(error_of([&] { infer_outputs(*v11, {data, info(i64s({3})), info(negative_axis)}); })
-            .find("axis -1") != std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v11, {data, info(i64s({3})), info(negative_axis)});
+        }).find("axis -1") != std::string::npos);
   const Tensor short_sizes = i64s({4});
-  CHECK(error_of([&] { infer_outputs(*v11, {data, info(short_sizes), info(axes)}); })
-            .find("1 values but 2 axes") != std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v11, {data, info(short_sizes), info(axes)});
+        }).find("1 values but 2 axes") != std::string::npos);
   const Tensor negative = i64s({4, -2});
-  CHECK(error_of([&] { infer_outputs(*v11, {data, info(negative), info(axes)}); }).find("negative") !=
-        std::string::npos);
-  CHECK(error_of([&] { infer_outputs(*v11, {data, info(scales), info(axes)}); }).find("integer sizes") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v11, {data, info(negative), info(axes)});
+        }).find("negative") != std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v11, {data, info(scales), info(axes)});
+        }).find("integer sizes") != std::string::npos);
   CHECK(error_of([&] {
           infer_outputs(*v11, {data, info(ElementType::i64, "[2,1]"), info(axes)});
         }).find("1-D") != std::string::npos);
   const auto pillow = make("Interpolate", "opset11", v4_attrs("bicubic_pillow", "scales"));
   const Tensor three = i64s({1, 2, 3});
-  CHECK(error_of([&] { infer_outputs(*pillow, {data, info(f32s({3}, {1, 2, 2})), info(three)}); })
-            .find("exactly two axes") != std::string::npos);
-  const auto scaled = make("Interpolate", "opset11", v4_attrs("nearest", "scales"));
-  CHECK(error_of([&] { infer_outputs(*scaled, {data, info(f32s({2}, {-1, 2})), info(axes)}); })
-            .find("no valid extent") != std::string::npos);
   CHECK(error_of([&] {
-          infer_outputs(*v11, {info(ElementType::f32, "[1,1,0,2]"), info(i64s({3, 3})),
-                               info(axes)});
-        }).find("empty") != std::string::npos);
+          infer_outputs(*pillow, {data, info(f32s({3}, {1, 2, 2})), info(three)});
+        }).find("exactly two axes") != std::string::npos);
+  const auto scaled = make("Interpolate", "opset11", v4_attrs("nearest", "scales"));
+  CHECK(error_of([&] {
+          infer_outputs(*scaled, {data, info(f32s({2}, {-1, 2})), info(axes)});
+        }).find("no valid extent") != std::string::npos);
+  CHECK(
+      error_of([&] {
+        infer_outputs(*v11, {info(ElementType::f32, "[1,1,0,2]"), info(i64s({3, 3})), info(axes)});
+      }).find("empty") != std::string::npos);
   const auto v1 = make("Interpolate", "opset1", {{"axes", "4"}, {"mode", "nearest"}});
-  CHECK(error_of([&] { infer_outputs(*v1, {data, info(i64s({3}))}); }).find("below the data's rank") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v1, {data, info(i64s({3}))});
+        }).find("below the data's rank") != std::string::npos);
   // Through a model, the error names the layer.
   OpTester t("Interpolate", "opset11", "resize");
   t.attr("mode", "nearest").attr("shape_calculation_mode", "sizes");

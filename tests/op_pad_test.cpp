@@ -7,9 +7,9 @@
 #include <fmt/ranges.h>
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <iterator>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -52,8 +52,7 @@ TEST_CASE("Pad: each mode on a row, by hand") {
   const std::vector<double> x = {1, 2, 3, 4};
   CHECK(padded("opset1", "constant", x, 2, 1, 9) == std::vector<double>{9, 9, 1, 2, 3, 4, 9});
   CHECK(padded("opset1", "edge", x, 2, 1) == std::vector<double>{1, 1, 1, 2, 3, 4, 4});
-  CHECK(padded("opset1", "reflect", x, 3, 2) ==
-        std::vector<double>{4, 3, 2, 1, 2, 3, 4, 3, 2});
+  CHECK(padded("opset1", "reflect", x, 3, 2) == std::vector<double>{4, 3, 2, 1, 2, 3, 4, 3, 2});
   CHECK(padded("opset1", "symmetric", x, 4, 2) ==
         std::vector<double>{4, 3, 2, 1, 1, 2, 3, 4, 4, 3});
   // Pad-12 crops with negative pads; the mirror still reflects the whole input.
@@ -62,8 +61,8 @@ TEST_CASE("Pad: each mode on a row, by hand") {
   CHECK(padded("opset12", "symmetric", x, 1, -4) == std::vector<double>{1});
   // Without pad_value the constant is zero; a 2-D pad fills whole rows.
   const auto op = make("Pad", "opset1", {{"pad_mode", "constant"}});
-  const Tensor out = run(*op, {tensor(ElementType::i32, {1, 2}, {5, 6}), i64s({1, 0}),
-                               i64s({0, 1})});
+  const Tensor out =
+      run(*op, {tensor(ElementType::i32, {1, 2}, {5, 6}), i64s({1, 0}), i64s({0, 1})});
   CHECK(out.shape() == Shape{2, 3});
   CHECK(values_of(out) == std::vector<double>{0, 0, 0, 5, 6, 0});
   // Booleans pad too.
@@ -76,9 +75,9 @@ TEST_CASE("Pad: random cases against the reference, on every element type and th
   std::mt19937 rng(12);
   const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const char* const modes[] = {"constant", "edge", "reflect", "symmetric"};
-  const ElementType types[] = {ElementType::f32, ElementType::f16, ElementType::bf16,
-                               ElementType::f64, ElementType::i8,  ElementType::u8,
-                               ElementType::i16, ElementType::i32, ElementType::i64,
+  const ElementType types[] = {ElementType::f32, ElementType::f16,    ElementType::bf16,
+                               ElementType::f64, ElementType::i8,     ElementType::u8,
+                               ElementType::i16, ElementType::i32,    ElementType::i64,
                                ElementType::u64, ElementType::boolean};
   for (int i = 0; i < 400; ++i) {
     const ElementType type = types[static_cast<std::size_t>(i) % std::size(types)];
@@ -166,28 +165,34 @@ TEST_CASE("Pad: dynamic shapes and pads given at run time") {
 TEST_CASE("Pad: located errors") {
   const auto data = info(ElementType::f32, "[2,3]");
   const Tensor two = i64s({1, 1});
-  CHECK(error_of([] { make("Pad", "opset1", {{"pad_mode", "wrap"}}); }).find("pad_mode") !=
-        std::string::npos);
+  CHECK(error_of([] {
+          make("Pad", "opset1", {{"pad_mode", "wrap"}});
+        }).find("pad_mode") != std::string::npos);
   const auto reflect = make("Pad", "opset1", {{"pad_mode", "reflect"}});
   const Tensor big = i64s({2, 0});
-  CHECK(error_of([&] { infer_outputs(*reflect, {data, info(big), info(two)}); })
-            .find("reflect padding needs pads_begin 2 of axis 0 below its extent 2") !=
+  CHECK(error_of([&] {
+          infer_outputs(*reflect, {data, info(big), info(two)});
+        }).find("reflect padding needs pads_begin 2 of axis 0 below its extent 2") !=
         std::string::npos);
   const auto symmetric = make("Pad", "opset1", {{"pad_mode", "symmetric"}});
   const Tensor over = i64s({0, 4});
-  CHECK(error_of([&] { infer_outputs(*symmetric, {data, info(two), info(over)}); })
-            .find("at most its extent 3") != std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*symmetric, {data, info(two), info(over)});
+        }).find("at most its extent 3") != std::string::npos);
   CHECK_NOTHROW(infer_outputs(*symmetric, {data, info(two), info(i64s({2, 3}))}));
   const auto constant = make("Pad", "opset1", {{"pad_mode", "constant"}});
   const Tensor negative = i64s({-1, 0});
-  CHECK(error_of([&] { infer_outputs(*constant, {data, info(negative), info(two)}); })
-            .find("Pad-1 cannot") != std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*constant, {data, info(negative), info(two)});
+        }).find("Pad-1 cannot") != std::string::npos);
   const auto v12 = make("Pad", "opset12", {{"pad_mode", "constant"}});
   const Tensor crop = i64s({-4, 0});
-  CHECK(error_of([&] { infer_outputs(*v12, {data, info(crop), info(two)}); }).find("crop more") !=
-        std::string::npos);
-  CHECK(error_of([&] { infer_outputs(*v12, {data, info(i64s({1})), info(two)}); })
-            .find("one value per axis") != std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v12, {data, info(crop), info(two)});
+        }).find("crop more") != std::string::npos);
+  CHECK(error_of([&] {
+          infer_outputs(*v12, {data, info(i64s({1})), info(two)});
+        }).find("one value per axis") != std::string::npos);
   CHECK(error_of([&] {
           infer_outputs(*v12, {data, info(two), info(two), info(ElementType::f32, "[1]")});
         }).find("scalar") != std::string::npos);

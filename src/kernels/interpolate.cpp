@@ -17,11 +17,16 @@ float interpolate_source_coordinate(CoordMode mode, float x, float scale, float 
   // An axis whose extent does not change, or whose scale is 1, maps every coordinate to itself.
   if (scale == 1.0f || out == in) return x;
   switch (mode) {
-    case CoordMode::half_pixel: return (x + 0.5f) / scale - 0.5f;
-    case CoordMode::pytorch_half_pixel: return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
-    case CoordMode::asymmetric: return x / scale;
-    case CoordMode::tf_half_pixel_for_nn: return (x + 0.5f) / scale;
-    case CoordMode::align_corners: return out == 1 ? 0.0f : x * (in - 1) / (out - 1);
+    case CoordMode::half_pixel:
+      return (x + 0.5f) / scale - 0.5f;
+    case CoordMode::pytorch_half_pixel:
+      return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case CoordMode::asymmetric:
+      return x / scale;
+    case CoordMode::tf_half_pixel_for_nn:
+      return (x + 0.5f) / scale;
+    case CoordMode::align_corners:
+      return out == 1 ? 0.0f : x * (in - 1) / (out - 1);
   }
   return x;
 }
@@ -52,10 +57,14 @@ std::int64_t interpolate_nearest_index(NearestMode mode, float c, bool downsampl
       // zero, as std::round does.
       if (c == static_cast<float>(to_index(c)) + 0.5f) return to_index(std::floor(c));
       return to_index(std::round(c));
-    case NearestMode::round_prefer_ceil: return to_index(std::round(c));
-    case NearestMode::floor: return to_index(std::floor(c));
-    case NearestMode::ceil: return to_index(std::ceil(c));
-    case NearestMode::simple: return downsampling ? to_index(std::ceil(c)) : to_index(c);
+    case NearestMode::round_prefer_ceil:
+      return to_index(std::round(c));
+    case NearestMode::floor:
+      return to_index(std::floor(c));
+    case NearestMode::ceil:
+      return to_index(std::ceil(c));
+    case NearestMode::simple:
+      return downsampling ? to_index(std::ceil(c)) : to_index(c);
   }
   return 0;
 }
@@ -95,11 +104,16 @@ std::int64_t linear_reach(const InterpolateSpec& s, std::size_t j, std::int64_t 
 /// The most taps any output coordinate of a listed axis j gets.
 std::int64_t max_taps(const InterpolateSpec& s, std::size_t j, std::int64_t in) {
   switch (s.mode) {
-    case InterpMode::nearest: return 1;
-    case InterpMode::linear_onnx: return 2;
-    case InterpMode::cubic: return 4;
-    case InterpMode::linear: return std::min<std::int64_t>(2 * linear_reach(s, j, in) + 1, in);
-    default: return 0;
+    case InterpMode::nearest:
+      return 1;
+    case InterpMode::linear_onnx:
+      return 2;
+    case InterpMode::cubic:
+      return 4;
+    case InterpMode::linear:
+      return std::min<std::int64_t>(2 * linear_reach(s, j, in) + 1, in);
+    default:
+      return 0;
   }
 }
 
@@ -197,7 +211,8 @@ void fill_table(const InterpolateSpec& s, std::size_t j, std::int64_t stride, Ax
           add(std::clamp<std::int64_t>(base + i - 1, 0, in - 1), w[i]);
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   t.start[static_cast<std::size_t>(out)] = static_cast<std::int64_t>(n);
@@ -271,12 +286,12 @@ bool any_pads(const InterpolateSpec& s) {
 /// Everything the kernel takes from scratch, in one order for counting and for running.
 template <class T>
 struct Layout {
-  std::span<T> padded;                   // the zero-padded data, when there is padding
-  std::vector<AxisTable> tables;         // listed axes (general) or H and W (fast path)
-  std::span<std::int64_t> counters;      // per chunk, one coordinate per axis (general path)
-  std::span<double> pil_w, pil_h;        // Pillow coefficients
+  std::span<T> padded;                     // the zero-padded data, when there is padding
+  std::vector<AxisTable> tables;           // listed axes (general) or H and W (fast path)
+  std::span<std::int64_t> counters;        // per chunk, one coordinate per axis (general path)
+  std::span<double> pil_w, pil_h;          // Pillow coefficients
   std::span<std::int64_t> pil_wb, pil_hb;  // Pillow bounds (first tap, count)
-  std::span<T> pil_temp;                 // per chunk, the horizontal pass's rows
+  std::span<T> pil_temp;                   // per chunk, the horizontal pass's rows
   // The fast path's weighted modes: W's taps as slots (slot t of column x: its t-th tap, or
   // none), and per chunk the gathered inputs of every slot and the two running sums.
   std::span<float> slot_weight;
@@ -284,7 +299,7 @@ struct Layout {
   std::span<std::int64_t> slot_offset;
   std::span<float> rows;
   std::int64_t slots = 0;
-  std::int64_t pil_wk = 0, pil_hk = 0;   // Pillow taps per output coordinate
+  std::int64_t pil_wk = 0, pil_hk = 0;  // Pillow taps per output coordinate
 };
 
 struct PilFilter {
@@ -345,7 +360,8 @@ void pil_coeffs(const PilFilter& f, std::int64_t in, std::int64_t out, std::int6
 /// Chunks the Pillow path splits its planes into.
 std::size_t pil_chunks(unsigned threads, std::int64_t planes) {
   return std::max<std::size_t>(
-      1, std::min<std::size_t>(threads, static_cast<std::size_t>(std::max<std::int64_t>(planes, 0))));
+      1,
+      std::min<std::size_t>(threads, static_cast<std::size_t>(std::max<std::int64_t>(planes, 0))));
 }
 
 /// Output elements below which a chunk is not worth a thread.
@@ -362,12 +378,13 @@ std::size_t fast_rows_count(const InterpolateSpec& s) {
   return static_cast<std::size_t>(s.output[0] * s.output[1] * s.output[2]);
 }
 std::size_t fast_grain(const InterpolateSpec& s) {
-  return std::max<std::size_t>(1, kGrain / static_cast<std::size_t>(std::max<std::int64_t>(s.output[3], 1)));
+  return std::max<std::size_t>(
+      1, kGrain / static_cast<std::size_t>(std::max<std::int64_t>(s.output[3], 1)));
 }
 /// How many chunks the fast path's rows split into (Parallel::chunks()).
 std::size_t fast_chunks(const InterpolateSpec& s, unsigned threads) {
-  return std::max<std::size_t>(
-      1, std::min<std::size_t>(threads, fast_rows_count(s) / fast_grain(s)));
+  return std::max<std::size_t>(1,
+                               std::min<std::size_t>(threads, fast_rows_count(s) / fast_grain(s)));
 }
 
 template <class T>
@@ -377,7 +394,8 @@ Layout<T> take_layout(const InterpolateSpec& s, const Scratch& scratch, unsigned
   if (is_pillow(s.mode)) {
     const PilFilter f = pil_filter(s);
     const auto h = static_cast<std::size_t>(s.axes[0]), w = static_cast<std::size_t>(s.axes[1]);
-    const auto hin = static_cast<std::int64_t>(s.padded[h]), win = static_cast<std::int64_t>(s.padded[w]);
+    const auto hin = static_cast<std::int64_t>(s.padded[h]),
+               win = static_cast<std::int64_t>(s.padded[w]);
     const auto hout = static_cast<std::int64_t>(s.output[h]),
                wout = static_cast<std::int64_t>(s.output[w]);
     l.pil_wk = pil_ksize(f, win, wout);
@@ -386,20 +404,19 @@ Layout<T> take_layout(const InterpolateSpec& s, const Scratch& scratch, unsigned
     l.pil_hb = scratch.take<std::int64_t>(static_cast<std::size_t>(2 * hout));
     l.pil_w = scratch.take<double>(static_cast<std::size_t>(wout * l.pil_wk));
     l.pil_h = scratch.take<double>(static_cast<std::size_t>(hout * l.pil_hk));
-    const std::int64_t planes = hin * win == 0 ? 0
-                                               : static_cast<std::int64_t>(elements(s.padded)) /
-                                                     (hin * win);
-    l.pil_temp = scratch.take<T>(pil_chunks(threads, planes) * static_cast<std::size_t>(hin * wout));
+    const std::int64_t planes =
+        hin * win == 0 ? 0 : static_cast<std::int64_t>(elements(s.padded)) / (hin * win);
+    l.pil_temp =
+        scratch.take<T>(pil_chunks(threads, planes) * static_cast<std::size_t>(hin * wout));
     return l;
   }
   if (interpolate_takes_fast_path(s)) {
     for (std::size_t d = 2; d < 4; ++d) {
       const auto it = std::find(s.axes.begin(), s.axes.end(), static_cast<std::int64_t>(d));
-      const std::int64_t taps =
-          it == s.axes.end()
-              ? 1
-              : max_taps(s, static_cast<std::size_t>(it - s.axes.begin()),
-                         static_cast<std::int64_t>(s.padded[d]));
+      const std::int64_t taps = it == s.axes.end()
+                                    ? 1
+                                    : max_taps(s, static_cast<std::size_t>(it - s.axes.begin()),
+                                               static_cast<std::int64_t>(s.padded[d]));
       l.tables.push_back(take_table(scratch, static_cast<std::int64_t>(s.output[d]), taps));
       if (d == 3) l.slots = taps;
     }
@@ -478,7 +495,8 @@ IRLITE_MULTIVERSION void add_slot(float* __restrict sum, float* __restrict wsum,
 template <class T, InterpMode Mode>
 void fast_rows(const Parallel& parallel, const InterpolateSpec& s, const Layout<T>& l,
                const AxisTable& ht, const AxisTable& wt, const T* in, T* out) {
-  const auto hin = static_cast<std::int64_t>(s.padded[2]), win = static_cast<std::int64_t>(s.padded[3]);
+  const auto hin = static_cast<std::int64_t>(s.padded[2]),
+             win = static_cast<std::int64_t>(s.padded[3]);
   const auto hout = static_cast<std::int64_t>(s.output[2]),
              wout = static_cast<std::int64_t>(s.output[3]);
   const std::int64_t* hs = ht.start.data();
@@ -502,42 +520,44 @@ void fast_rows(const Parallel& parallel, const InterpolateSpec& s, const Layout<
   }
   const float init = initial_weight(s);
   const std::size_t row_floats = static_cast<std::size_t>(l.slots * wout + 2 * wout);
-  parallel.for_range(fast_rows_count(s), fast_grain(s),
-                     [&](std::size_t begin, std::size_t end, std::size_t chunk) {
-    for (std::size_t r = begin; r < end; ++r) {
-      const auto row = static_cast<std::int64_t>(r);
-      const std::int64_t p = row / hout, oh = row % hout;
-      const T* src = in + p * hin * win;
-      T* dst = out + row * wout;
-      if constexpr (Mode == InterpMode::nearest) {
-        // Upsampling repeats rows: copy the previous one when it read the same input row.
-        if (r > begin && oh > 0 && ho[hs[oh]] == ho[hs[oh - 1]]) {
-          std::memcpy(dst, dst - wout, static_cast<std::size_t>(wout) * sizeof(T));
-          continue;
-        }
-        const T* line = src + ho[hs[oh]];
-        for (std::int64_t x = 0; x < wout; ++x) dst[x] = line[wo[ws[x]]];
-      } else {
-        float* gathered = l.rows.data() + chunk * row_floats;
-        float* sum = gathered + l.slots * wout;
-        float* wsum = sum + wout;
-        std::fill(sum, sum + 2 * wout, 0.0f);
-        for (std::int64_t th = hs[oh]; th < hs[oh + 1]; ++th) {
-          const float ch = init * hw[th];
-          const T* line = src + ho[th];
-          for (std::int64_t t = 0; t < slots; ++t) {
-            const std::int64_t* offset = l.slot_offset.data() + t * wout;
-            float* g = gathered + t * wout;
-            for (std::int64_t x = 0; x < wout; ++x) g[x] = load(line[offset[x]]);
+  parallel.for_range(
+      fast_rows_count(s), fast_grain(s),
+      [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+        for (std::size_t r = begin; r < end; ++r) {
+          const auto row = static_cast<std::int64_t>(r);
+          const std::int64_t p = row / hout, oh = row % hout;
+          const T* src = in + p * hin * win;
+          T* dst = out + row * wout;
+          if constexpr (Mode == InterpMode::nearest) {
+            // Upsampling repeats rows: copy the previous one when it read the same input row.
+            if (r > begin && oh > 0 && ho[hs[oh]] == ho[hs[oh - 1]]) {
+              std::memcpy(dst, dst - wout, static_cast<std::size_t>(wout) * sizeof(T));
+              continue;
+            }
+            const T* line = src + ho[hs[oh]];
+            for (std::int64_t x = 0; x < wout; ++x) dst[x] = line[wo[ws[x]]];
+          } else {
+            float* gathered = l.rows.data() + chunk * row_floats;
+            float* sum = gathered + l.slots * wout;
+            float* wsum = sum + wout;
+            std::fill(sum, sum + 2 * wout, 0.0f);
+            for (std::int64_t th = hs[oh]; th < hs[oh + 1]; ++th) {
+              const float ch = init * hw[th];
+              const T* line = src + ho[th];
+              for (std::int64_t t = 0; t < slots; ++t) {
+                const std::int64_t* offset = l.slot_offset.data() + t * wout;
+                float* g = gathered + t * wout;
+                for (std::int64_t x = 0; x < wout; ++x) g[x] = load(line[offset[x]]);
+              }
+              for (std::int64_t t = 0; t < slots; ++t)
+                add_slot(sum, wsum, gathered + t * wout, l.slot_weight.data() + t * wout,
+                         l.slot_valid.data() + t * wout, ch, wout, Mode == InterpMode::linear);
+            }
+            for (std::int64_t x = 0; x < wout; ++x)
+              dst[x] = finish_weighted<T>(Mode, sum[x], wsum[x]);
           }
-          for (std::int64_t t = 0; t < slots; ++t)
-            add_slot(sum, wsum, gathered + t * wout, l.slot_weight.data() + t * wout,
-                     l.slot_valid.data() + t * wout, ch, wout, Mode == InterpMode::linear);
         }
-        for (std::int64_t x = 0; x < wout; ++x) dst[x] = finish_weighted<T>(Mode, sum[x], wsum[x]);
-      }
-    }
-  });
+      });
 }
 
 /// The general path's accumulation over the taps of listed axes j.. for one output element.
@@ -546,7 +566,8 @@ void accumulate(const std::vector<AxisTable>& tables, const std::int64_t* oc, st
                 const T* in, std::int64_t off, float coeff, float& sum, float& wsum) {
   const AxisTable& t = tables[j];
   const std::int64_t o = oc[j];
-  const std::int64_t b = t.start[static_cast<std::size_t>(o)], e = t.start[static_cast<std::size_t>(o + 1)];
+  const std::int64_t b = t.start[static_cast<std::size_t>(o)],
+                     e = t.start[static_cast<std::size_t>(o + 1)];
   for (std::int64_t i = b; i < e; ++i) {
     const float c = coeff * t.weight[static_cast<std::size_t>(i)];
     const std::int64_t at = off + t.offset[static_cast<std::size_t>(i)];
@@ -598,7 +619,8 @@ void general(const Parallel& parallel, const InterpolateSpec& s, const Layout<T>
       } else if (s.mode == InterpMode::nearest) {
         std::int64_t at = base;
         for (std::size_t j = 0; j < k; ++j)
-          at += l.tables[j].offset[static_cast<std::size_t>(l.tables[j].start[static_cast<std::size_t>(ocp[j])])];
+          at += l.tables[j].offset[static_cast<std::size_t>(
+              l.tables[j].start[static_cast<std::size_t>(ocp[j])])];
         out[i] = in[at];
       } else {
         float sum = 0.0f, wsum = 0.0f;
@@ -644,8 +666,10 @@ void pillow(const Parallel& parallel, const InterpolateSpec& s, const Layout<T>&
             T* out) {
   const PilFilter f = pil_filter(s);
   const auto h = static_cast<std::size_t>(s.axes[0]), w = static_cast<std::size_t>(s.axes[1]);
-  const auto hin = static_cast<std::int64_t>(s.padded[h]), win = static_cast<std::int64_t>(s.padded[w]);
-  const auto hout = static_cast<std::int64_t>(s.output[h]), wout = static_cast<std::int64_t>(s.output[w]);
+  const auto hin = static_cast<std::int64_t>(s.padded[h]),
+             win = static_cast<std::int64_t>(s.padded[w]);
+  const auto hout = static_cast<std::int64_t>(s.output[h]),
+             wout = static_cast<std::int64_t>(s.output[w]);
   if (hout == 0 || wout == 0 || elements(s.output) == 0) return;
   pil_coeffs(f, win, wout, l.pil_wk, l.pil_wb, l.pil_w);
   pil_coeffs(f, hin, hout, l.pil_hk, l.pil_hb, l.pil_h);
@@ -660,55 +684,56 @@ void pillow(const Parallel& parallel, const InterpolateSpec& s, const Layout<T>&
   const std::int64_t last_row = l.pil_hb[static_cast<std::size_t>(2 * hout - 2)] +
                                 l.pil_hb[static_cast<std::size_t>(2 * hout - 1)];
   const std::size_t parts = pil_chunks(parallel.threads(), static_cast<std::int64_t>(planes));
-  parallel.for_range(planes, planes / parts, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
-    T* temp = l.pil_temp.data() + chunk * static_cast<std::size_t>(hin * wout);
-    for (std::size_t q = begin; q < end; ++q) {
-      std::int64_t ib = 0, ob = 0;
-      std::size_t rest = q;
-      for (std::size_t i = others.size(); i-- > 0;) {
-        const std::size_t d = others[i];
-        const auto cd = static_cast<std::int64_t>(rest % s.output[d]);
-        rest /= s.output[d];
-        ib += cd * ist[d];
-        ob += cd * ost[d];
-      }
-      const T* src = in + ib;
-      T* dst = out + ob;
-      if (need_w) {
-        for (std::int64_t y = first_row; y < last_row; ++y)
-          for (std::int64_t xx = 0; xx < wout; ++xx) {
-            const std::int64_t xmin = l.pil_wb[static_cast<std::size_t>(2 * xx)];
-            const std::int64_t cnt = l.pil_wb[static_cast<std::size_t>(2 * xx + 1)];
-            const double* k = l.pil_w.data() + xx * l.pil_wk;
-            double ss = 0.0;
-            for (std::int64_t x = 0; x < cnt; ++x)
-              ss += pil_load(src[y * ist[h] + (x + xmin) * ist[w]]) * k[x];
-            temp[(y - first_row) * wout + xx] = pil_store<T>(ss);
+  parallel.for_range(
+      planes, planes / parts, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+        T* temp = l.pil_temp.data() + chunk * static_cast<std::size_t>(hin * wout);
+        for (std::size_t q = begin; q < end; ++q) {
+          std::int64_t ib = 0, ob = 0;
+          std::size_t rest = q;
+          for (std::size_t i = others.size(); i-- > 0;) {
+            const std::size_t d = others[i];
+            const auto cd = static_cast<std::int64_t>(rest % s.output[d]);
+            rest /= s.output[d];
+            ib += cd * ist[d];
+            ob += cd * ost[d];
           }
-      }
-      if (need_h) {
-        for (std::int64_t yy = 0; yy < hout; ++yy) {
-          const std::int64_t ymin = l.pil_hb[static_cast<std::size_t>(2 * yy)];
-          const std::int64_t cnt = l.pil_hb[static_cast<std::size_t>(2 * yy + 1)];
-          const double* k = l.pil_h.data() + yy * l.pil_hk;
-          for (std::int64_t xx = 0; xx < wout; ++xx) {
-            double ss = 0.0;
-            for (std::int64_t y = 0; y < cnt; ++y) {
-              const T v = need_w ? temp[(y + ymin - first_row) * wout + xx]
-                                 : src[(y + ymin) * ist[h] + xx * ist[w]];
-              ss += pil_load(v) * k[y];
+          const T* src = in + ib;
+          T* dst = out + ob;
+          if (need_w) {
+            for (std::int64_t y = first_row; y < last_row; ++y)
+              for (std::int64_t xx = 0; xx < wout; ++xx) {
+                const std::int64_t xmin = l.pil_wb[static_cast<std::size_t>(2 * xx)];
+                const std::int64_t cnt = l.pil_wb[static_cast<std::size_t>(2 * xx + 1)];
+                const double* k = l.pil_w.data() + xx * l.pil_wk;
+                double ss = 0.0;
+                for (std::int64_t x = 0; x < cnt; ++x)
+                  ss += pil_load(src[y * ist[h] + (x + xmin) * ist[w]]) * k[x];
+                temp[(y - first_row) * wout + xx] = pil_store<T>(ss);
+              }
+          }
+          if (need_h) {
+            for (std::int64_t yy = 0; yy < hout; ++yy) {
+              const std::int64_t ymin = l.pil_hb[static_cast<std::size_t>(2 * yy)];
+              const std::int64_t cnt = l.pil_hb[static_cast<std::size_t>(2 * yy + 1)];
+              const double* k = l.pil_h.data() + yy * l.pil_hk;
+              for (std::int64_t xx = 0; xx < wout; ++xx) {
+                double ss = 0.0;
+                for (std::int64_t y = 0; y < cnt; ++y) {
+                  const T v = need_w ? temp[(y + ymin - first_row) * wout + xx]
+                                     : src[(y + ymin) * ist[h] + xx * ist[w]];
+                  ss += pil_load(v) * k[y];
+                }
+                dst[yy * ost[h] + xx * ost[w]] = pil_store<T>(ss);
+              }
             }
-            dst[yy * ost[h] + xx * ost[w]] = pil_store<T>(ss);
+          } else {
+            for (std::int64_t y = 0; y < hout; ++y)
+              for (std::int64_t x = 0; x < wout; ++x)
+                dst[y * ost[h] + x * ost[w]] =
+                    need_w ? temp[(y - first_row) * wout + x] : src[y * ist[h] + x * ist[w]];
           }
         }
-      } else {
-        for (std::int64_t y = 0; y < hout; ++y)
-          for (std::int64_t x = 0; x < wout; ++x)
-            dst[y * ost[h] + x * ost[w]] =
-                need_w ? temp[(y - first_row) * wout + x] : src[y * ist[h] + x * ist[w]];
-      }
-    }
-  });
+      });
 }
 
 template <class T>
@@ -738,7 +763,8 @@ void run(const Parallel& parallel, const Scratch& scratch, const InterpolateSpec
         return fast_rows<T, InterpMode::linear>(parallel, s, l, t[0], t[1], in, out);
       case InterpMode::linear_onnx:
         return fast_rows<T, InterpMode::linear_onnx>(parallel, s, l, t[0], t[1], in, out);
-      default: return fast_rows<T, InterpMode::cubic>(parallel, s, l, t[0], t[1], in, out);
+      default:
+        return fast_rows<T, InterpMode::cubic>(parallel, s, l, t[0], t[1], in, out);
     }
   }
   Layout<T> filled = l;
@@ -754,9 +780,12 @@ bool interpolate_takes_fast_path(const InterpolateSpec& s) {
   std::ptrdiff_t hpos = -1, wpos = -1;
   for (std::size_t j = 0; j < s.axes.size(); ++j) {
     const std::int64_t d = s.axes[j];
-    if (d == 2) hpos = static_cast<std::ptrdiff_t>(j);
-    else if (d == 3) wpos = static_cast<std::ptrdiff_t>(j);
-    else if (!trivial_axis(s, j)) return false;
+    if (d == 2)
+      hpos = static_cast<std::ptrdiff_t>(j);
+    else if (d == 3)
+      wpos = static_cast<std::ptrdiff_t>(j);
+    else if (!trivial_axis(s, j))
+      return false;
   }
   // The weights multiply in the listed order, H's first.
   return hpos < 0 || wpos < 0 || hpos < wpos;
@@ -765,9 +794,8 @@ bool interpolate_takes_fast_path(const InterpolateSpec& s) {
 std::size_t interpolate_scratch_bytes(const InterpolateSpec& spec, ElementType type,
                                       unsigned threads) {
   const Scratch counting = Scratch::counting();
-  dispatch_numeric(type, [&](auto tag) {
-    take_layout<typename decltype(tag)::type>(spec, counting, threads);
-  });
+  dispatch_numeric(
+      type, [&](auto tag) { take_layout<typename decltype(tag)::type>(spec, counting, threads); });
   return counting.bytes();
 }
 

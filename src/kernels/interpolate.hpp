@@ -28,8 +28,13 @@
 namespace irlite {
 
 enum class InterpMode { nearest, linear, linear_onnx, cubic, bilinear_pillow, bicubic_pillow };
-enum class CoordMode { half_pixel, pytorch_half_pixel, asymmetric, tf_half_pixel_for_nn,
-                       align_corners };
+enum class CoordMode {
+  half_pixel,
+  pytorch_half_pixel,
+  asymmetric,
+  tf_half_pixel_for_nn,
+  align_corners
+};
 enum class NearestMode { round_prefer_floor, round_prefer_ceil, floor, ceil, simple };
 
 /// One resize: the data's shape, its zero padding, the output's shape, the resized axes (as

@@ -27,8 +27,8 @@ namespace {
 enum class ShapeCalc { sizes, scales };
 enum class V1Mode { nearest, linear, cubic, area, linear_onnx };
 
-constexpr std::string_view kModeWords[] = {"nearest",         "linear",        "linear_onnx",
-                                           "cubic",           "bilinear_pillow", "bicubic_pillow"};
+constexpr std::string_view kModeWords[] = {"nearest", "linear",          "linear_onnx",
+                                           "cubic",   "bilinear_pillow", "bicubic_pillow"};
 constexpr std::string_view kV1ModeWords[] = {"nearest", "linear", "cubic", "area", "linear_onnx"};
 constexpr std::string_view kCalcWords[] = {"sizes", "scales"};
 constexpr std::string_view kCoordWords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
@@ -64,8 +64,7 @@ struct InterpolateAttributes {
     } else {
       v.on("mode", mode, std::span(kModeWords).first(version >= 11 ? 6 : 4));
       v.on("shape_calculation_mode", calc, std::span(kCalcWords));
-      v.on("coordinate_transformation_mode", coord, std::span(kCoordWords),
-           CoordMode::half_pixel);
+      v.on("coordinate_transformation_mode", coord, std::span(kCoordWords), CoordMode::half_pixel);
       v.on("nearest_mode", nearest, std::span(kNearestWords), NearestMode::round_prefer_floor);
       v.on("antialias", antialias, false);
       v.on("cube_coeff", cube_coeff, -0.75);
@@ -142,10 +141,10 @@ class InterpolateOp final : public Op {
           return *out;
         };
         const Dimension& n = in[d];
-        dims[d] = n.is_static() ? Dimension(scale(n.value()))
-                                : Dimension(scale(n.min()), n.has_upper_bound()
-                                                                ? scale(n.max())
-                                                                : Dimension::unbounded);
+        dims[d] = n.is_static()
+                      ? Dimension(scale(n.value()))
+                      : Dimension(scale(n.min()),
+                                  n.has_upper_bound() ? scale(n.max()) : Dimension::unbounded);
       } else {
         if (target.value) {
           const std::int64_t v = integer_values(*target.value)[j];
@@ -236,8 +235,8 @@ class InterpolateOp final : public Op {
       const std::set<std::uint64_t> set(a_.axes.begin(), a_.axes.end());
       for (const std::uint64_t x : set) {
         if (x >= rank)
-          op_error(fmt::format("axes {} must be below the data's rank {}", to_string(a_.axes),
-                               rank));
+          op_error(
+              fmt::format("axes {} must be below the data's rank {}", to_string(a_.axes), rank));
         axes.push_back(static_cast<std::int64_t>(x));
       }
       return axes;
@@ -267,9 +266,9 @@ class InterpolateOp final : public Op {
     const bool pillow =
         a_.mode == InterpMode::bilinear_pillow || a_.mode == InterpMode::bicubic_pillow;
     if (a_.version != 1 && pillow && axes.size() != 2) {
-      const std::string msg = fmt::format(
-          "mode {} resizes exactly two axes (height, width), got {}",
-          kModeWords[static_cast<std::size_t>(a_.mode)], axes.size());
+      const std::string msg =
+          fmt::format("mode {} resizes exactly two axes (height, width), got {}",
+                      kModeWords[static_cast<std::size_t>(a_.mode)], axes.size());
       if (axes_input) bad_value(phase, axes_port(), msg);
       op_error(msg + fmt::format(" (the data's rank {} without an axes input)", rank));
     }
@@ -288,8 +287,8 @@ class InterpolateOp final : public Op {
     s.cube_coeff = a_.cube_coeff;
     for (std::size_t d = 0; d < rank; ++d) {
       s.pads_begin.push_back(pad(a_.pads_begin, d));
-      s.padded.push_back(in[d] + static_cast<std::size_t>(pad(a_.pads_begin, d) +
-                                                           pad(a_.pads_end, d)));
+      s.padded.push_back(in[d] +
+                         static_cast<std::size_t>(pad(a_.pads_begin, d) + pad(a_.pads_end, d)));
     }
     if (a_.version == 1) {
       for (const std::uint64_t x : std::set<std::uint64_t>(a_.axes.begin(), a_.axes.end()))
@@ -327,20 +326,28 @@ class InterpolateOp final : public Op {
   /// unless the data is 4-D resized on axes 2 and 3), linear as linear_onnx below rank 5.
   void apply_v1(InterpolateSpec& s, std::size_t rank) const {
     switch (a_.v1_mode) {
-      case V1Mode::nearest: s.mode = InterpMode::nearest; break;
-      case V1Mode::linear: s.mode = rank < 5 ? InterpMode::linear_onnx : InterpMode::linear; break;
-      case V1Mode::cubic: s.mode = InterpMode::cubic; break;
-      default: s.mode = InterpMode::linear_onnx; break;
+      case V1Mode::nearest:
+        s.mode = InterpMode::nearest;
+        break;
+      case V1Mode::linear:
+        s.mode = rank < 5 ? InterpMode::linear_onnx : InterpMode::linear;
+        break;
+      case V1Mode::cubic:
+        s.mode = InterpMode::cubic;
+        break;
+      default:
+        s.mode = InterpMode::linear_onnx;
+        break;
     }
     s.nearest = NearestMode::simple;
     s.cube_coeff = -0.75;
     s.coord = CoordMode::asymmetric;
     const bool linear = s.mode == InterpMode::linear || s.mode == InterpMode::linear_onnx;
-    const bool no_pads = non_negative(a_.pads_begin) &&
-                         std::all_of(a_.pads_begin.begin(), a_.pads_begin.end(),
-                                     [](std::int64_t p) { return p == 0; }) &&
-                         std::all_of(a_.pads_end.begin(), a_.pads_end.end(),
-                                     [](std::int64_t p) { return p == 0; });
+    const bool no_pads =
+        non_negative(a_.pads_begin) &&
+        std::all_of(a_.pads_begin.begin(), a_.pads_begin.end(),
+                    [](std::int64_t p) { return p == 0; }) &&
+        std::all_of(a_.pads_end.begin(), a_.pads_end.end(), [](std::int64_t p) { return p == 0; });
     const bool spatial_2d = rank == 4 && s.axes == std::vector<std::int64_t>{2, 3};
     if (a_.align_corners)
       s.coord = CoordMode::align_corners;

@@ -42,10 +42,14 @@ std::int64_t source_index(PadMode mode, std::int64_t o, std::int64_t begin, std:
   const std::int64_t c = o - begin;
   if (c >= 0 && c < n) return c;
   switch (mode) {
-    case PadMode::constant: return -1;
-    case PadMode::edge: return c < 0 ? 0 : n - 1;
-    case PadMode::reflect: return c < 0 ? -c : 2 * (n - 1) - c;
-    case PadMode::symmetric: return c < 0 ? -c - 1 : 2 * n - 1 - c;
+    case PadMode::constant:
+      return -1;
+    case PadMode::edge:
+      return c < 0 ? 0 : n - 1;
+    case PadMode::reflect:
+      return c < 0 ? -c : 2 * (n - 1) - c;
+    case PadMode::symmetric:
+      return c < 0 ? -c - 1 : 2 * n - 1 - c;
   }
   return -1;
 }
@@ -67,8 +71,8 @@ class PadOp final : public Op {
                                    to_string(data.type), to_string(inputs[3].type)));
       if (a_.mode == PadMode::constant && inputs[3].shape.rank_is_static() &&
           inputs[3].shape.rank() != 0)
-        input_error(3, fmt::format("pad_value must be a scalar, got {}",
-                                   to_string(inputs[3].shape)));
+        input_error(3,
+                    fmt::format("pad_value must be a scalar, got {}", to_string(inputs[3].shape)));
     }
     for (std::size_t i = 1; i < 3; ++i) {
       const PartialShape& s = inputs[i].shape;
@@ -81,8 +85,8 @@ class PadOp final : public Op {
       const PartialShape& s = inputs[i].shape;
       if (s.rank_is_static() && s.rank() == 1 && s[0].is_static() &&
           s[0].value() != static_cast<std::int64_t>(rank))
-        input_error(i, fmt::format("{} {} must hold one value per axis of the data {}",
-                                   name(i), to_string(s), to_string(data.shape)));
+        input_error(i, fmt::format("{} {} must hold one value per axis of the data {}", name(i),
+                                   to_string(s), to_string(data.shape)));
     }
     std::vector<Dimension> dims;
     for (std::size_t d = 0; d < rank; ++d) {
@@ -104,11 +108,10 @@ class PadOp final : public Op {
         continue;
       }
       const std::int64_t lo = std::max<std::int64_t>(0, n.min() + b->lo + e->lo);
-      const bool bounded = n.has_upper_bound() && b->hi != Dimension::unbounded &&
-                           e->hi != Dimension::unbounded;
-      dims.emplace_back(lo, bounded ? std::max<std::int64_t>(lo, saturating_add(
-                                                                       saturating_add(n.max(), b->hi),
-                                                                       e->hi))
+      const bool bounded =
+          n.has_upper_bound() && b->hi != Dimension::unbounded && e->hi != Dimension::unbounded;
+      dims.emplace_back(lo, bounded ? std::max<std::int64_t>(
+                                          lo, saturating_add(saturating_add(n.max(), b->hi), e->hi))
                                     : Dimension::unbounded);
     }
     return {{data.type, PartialShape(std::move(dims))}};
@@ -137,8 +140,8 @@ class PadOp final : public Op {
       check_pad(Phase::run, 1, begin[d], n, d);
       check_pad(Phase::run, 2, end[d], n, d);
       if (n + begin[d] + end[d] != static_cast<std::int64_t>(out[d]))
-        value_error(1, fmt::format("pads of axis {} do not give the output's extent {}", d,
-                                   out[d]));
+        value_error(1,
+                    fmt::format("pads of axis {} do not give the output's extent {}", d, out[d]));
     }
     const std::size_t size = element_size(data.element_type());
     // The constant's bytes: pad_value's, or zero.
@@ -151,8 +154,7 @@ class PadOp final : public Op {
     for (std::size_t d = 0; d < rank; ++d) {
       offset[d] = at;
       for (std::int64_t o = 0; o < out[d]; ++o)
-        maps[at++] = source_index(a_.mode, o, begin[d],
-                                  static_cast<std::int64_t>(in[d]));
+        maps[at++] = source_index(a_.mode, o, begin[d], static_cast<std::int64_t>(in[d]));
     }
     const bool ok = dispatch_word(size, [&](auto tag) {
       using W = typename decltype(tag)::type;
@@ -236,11 +238,13 @@ class PadOp final : public Op {
     const std::size_t rows = total / width;
     const auto in_width = static_cast<std::int64_t>(in[rank - 1]);
     // The output columns that read input columns in order: [lo, hi).
-    const std::int64_t lo = std::clamp<std::int64_t>(last_begin, 0, static_cast<std::int64_t>(width));
+    const std::int64_t lo =
+        std::clamp<std::int64_t>(last_begin, 0, static_cast<std::int64_t>(width));
     const std::int64_t hi =
         std::clamp<std::int64_t>(last_begin + in_width, lo, static_cast<std::int64_t>(width));
     const std::int64_t* last = maps + offset[rank - 1];
-    const std::size_t grain = std::max<std::size_t>(1, (std::size_t{1} << 14) / std::max<std::size_t>(width, 1));
+    const std::size_t grain =
+        std::max<std::size_t>(1, (std::size_t{1} << 14) / std::max<std::size_t>(width, 1));
     parallel.for_range(rows, grain, [&](std::size_t b, std::size_t e, std::size_t) {
       for (std::size_t r = b; r < e; ++r) {
         W* row = dst + r * width;
@@ -266,7 +270,8 @@ class PadOp final : public Op {
         const W* line = src + from;
         for (std::int64_t x = 0; x < lo; ++x) row[x] = last[x] < 0 ? value : line[last[x]];
         if (hi > lo)
-          std::memcpy(row + lo, line + (lo - last_begin), static_cast<std::size_t>(hi - lo) * sizeof(W));
+          std::memcpy(row + lo, line + (lo - last_begin),
+                      static_cast<std::size_t>(hi - lo) * sizeof(W));
         for (auto x = static_cast<std::size_t>(hi); x < width; ++x)
           row[x] = last[x] < 0 ? value : line[last[x]];
       }

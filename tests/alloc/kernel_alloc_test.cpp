@@ -518,12 +518,10 @@ TEST_CASE("Interpolate takes its padded copy and tap tables from the arena") {
       std::vector<std::int64_t> axes;
       for (const char* p = c.axes; *p; ++p)
         if (*p != ',') axes.push_back(*p - '0');
-      const Tensor scales = filled(ElementType::f32, {count}, [](std::size_t i) {
-        return i % 2 == 0 ? 2.0 : 0.75;
-      });
-      const Tensor axes_t = filled(ElementType::i64, {count}, [&](std::size_t i) {
-        return static_cast<double>(axes[i]);
-      });
+      const Tensor scales =
+          filled(ElementType::f32, {count}, [](std::size_t i) { return i % 2 == 0 ? 2.0 : 0.75; });
+      const Tensor axes_t = filled(ElementType::i64, {count},
+                                   [&](std::size_t i) { return static_cast<double>(axes[i]); });
       const auto value = [](std::size_t i) { return static_cast<double>(i % 13) - 6; };
       check_no_data_sized_allocation(t, {filled(type, {1, 2, 5, 7}, value), scales, axes_t},
                                      {filled(type, {2, 8, 41, 47}, value), scales, axes_t});
@@ -544,9 +542,8 @@ TEST_CASE("Pad takes its coordinate maps from the arena and allocates nothing el
       });
     };
     const auto value = [](std::size_t i) { return static_cast<double>(i % 11); };
-    check_no_data_sized_allocation(t, {filled(ElementType::f32, {2, 3, 4}, value), pads(1, 2, 1),
-                                       pads(0, -1, 2)},
-                                   {filled(ElementType::f32, {4, 90, 100}, value), pads(1, 2, 3),
-                                    pads(2, -1, 2)});
+    check_no_data_sized_allocation(
+        t, {filled(ElementType::f32, {2, 3, 4}, value), pads(1, 2, 1), pads(0, -1, 2)},
+        {filled(ElementType::f32, {4, 90, 100}, value), pads(1, 2, 3), pads(2, -1, 2)});
   }
 }

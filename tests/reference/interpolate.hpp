@@ -115,7 +115,8 @@ inline std::vector<double> interpolate(const InterpolateRef& r, const std::vecto
     };
     const auto store = [&](double v) {
       if (!r.integral) return v;
-      return saturate(r, static_cast<double>(static_cast<std::int64_t>(v >= 0 ? v + 0.5 : v - 0.5)));
+      return saturate(r,
+                      static_cast<double>(static_cast<std::int64_t>(v >= 0 ? v + 0.5 : v - 0.5)));
     };
     // Pillow's coefficients for one output coordinate: first input index and weights.
     const auto coeffs = [&](std::int64_t n, std::int64_t m, std::int64_t o, std::int64_t& first) {
@@ -139,7 +140,8 @@ inline std::vector<double> interpolate(const InterpolateRef& r, const std::vecto
     };
     const auto h = static_cast<std::size_t>(r.axes[0]), w = static_cast<std::size_t>(r.axes[1]);
     const auto hn = static_cast<std::int64_t>(in[h]), wn = static_cast<std::int64_t>(in[w]);
-    const auto hm = static_cast<std::int64_t>(r.output[h]), wm = static_cast<std::int64_t>(r.output[w]);
+    const auto hm = static_cast<std::int64_t>(r.output[h]),
+               wm = static_cast<std::int64_t>(r.output[w]);
     if (hm == 0 || wm == 0) return out;
     for (std::size_t i = 0; i < out_count; ++i) {
       std::vector<std::int64_t> oc = coords(r.output, i);
@@ -161,7 +163,8 @@ inline std::vector<double> interpolate(const InterpolateRef& r, const std::vecto
           std::int64_t first = 0;
           const std::vector<double> k = coeffs(wn, wm, xx, first);
           double s = 0;
-          for (std::size_t t = 0; t < k.size(); ++t) s += at(y, first + static_cast<std::int64_t>(t)) * k[t];
+          for (std::size_t t = 0; t < k.size(); ++t)
+            s += at(y, first + static_cast<std::int64_t>(t)) * k[t];
           // The horizontal pass is stored in the data's type.
           mid[static_cast<std::size_t>(y * wm + xx)] = r.integral ? store(s) : r.round(s);
         }
@@ -175,7 +178,8 @@ inline std::vector<double> interpolate(const InterpolateRef& r, const std::vecto
             const std::vector<double> k = coeffs(hn, hm, y, first);
             double s = 0;
             for (std::size_t t = 0; t < k.size(); ++t)
-              s += mid[static_cast<std::size_t>((first + static_cast<std::int64_t>(t)) * wm + xx)] * k[t];
+              s += mid[static_cast<std::size_t>((first + static_cast<std::int64_t>(t)) * wm + xx)] *
+                   k[t];
             v = store(s);
           }
           oc[h] = y;
@@ -202,7 +206,8 @@ inline std::vector<double> interpolate(const InterpolateRef& r, const std::vecto
                              static_cast<float>(r.output[d]), static_cast<float>(n));
       std::vector<Tap> t;
       if (r.mode == "nearest") {
-        t.push_back({std::clamp<std::int64_t>(nearest(r.nearest, c, r.scales[j] < 1.0f), 0, n - 1), 1});
+        t.push_back(
+            {std::clamp<std::int64_t>(nearest(r.nearest, c, r.scales[j] < 1.0f), 0, n - 1), 1});
       } else if (r.mode == "linear") {
         const float a = aa ? r.scales[j] : 1.0f;
         const auto reach = r.scales[j] > 1.0f ? 2 : static_cast<std::int64_t>(std::ceil(2.0f / a));
@@ -216,7 +221,8 @@ inline std::vector<double> interpolate(const InterpolateRef& r, const std::vecto
         const float v = std::max(0.0f, std::min(c, static_cast<float>(n - 1)));
         const std::int64_t i1 = std::min(static_cast<std::int64_t>(v), n - 1);
         const std::int64_t i2 = std::min(i1 + 1, n - 1);
-        float d1 = std::fabs(v - static_cast<float>(i1)), d2 = std::fabs(v - static_cast<float>(i2));
+        float d1 = std::fabs(v - static_cast<float>(i1)),
+              d2 = std::fabs(v - static_cast<float>(i2));
         if (i1 == i2) d1 = d2 = 0.5f;
         if (d2 != 0.0f) t.push_back({i1, d2});
         if (d1 != 0.0f) t.push_back({i2, d1});
