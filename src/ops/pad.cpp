@@ -2,8 +2,9 @@
 // after, filled by pad_mode: constant (pad_value, or zero without it), edge (the nearest edge
 // element), reflect (mirrored about the edge element, which is not repeated) or symmetric
 // (mirrored with the edge element repeated). Pad-12 also takes negative pads, which remove
-// elements from that end (the mirror modes still reflect the whole input). Any element type,
-// booleans included: the kernel moves elements without looking at them.
+// elements from that end (the mirror modes still reflect the whole input; an axis cropped past
+// its extent is empty). Any element type, booleans included (OpenVINO's checks allow them): the
+// kernel moves elements without looking at them.
 
 #include <fmt/format.h>
 
@@ -99,12 +100,8 @@ class PadOp final : public Op {
       if (b->known) check_pad(phase, 1, b->lo, n, d);
       if (e->known) check_pad(phase, 2, e->lo, n, d);
       if (n.is_static() && b->known && e->known) {
-        const std::int64_t out = n.value() + b->lo + e->lo;
-        if (out < 0)
-          bad_value(phase, 1,
-                    fmt::format("pads {} and {} crop more than the {} elements of axis {}", b->lo,
-                                e->lo, n.value(), d));
-        dims.emplace_back(out);
+        // Cropping more than the axis holds leaves it empty (Pad-12's max(..., 0)).
+        dims.emplace_back(std::max<std::int64_t>(0, n.value() + b->lo + e->lo));
         continue;
       }
       const std::int64_t lo = std::max<std::int64_t>(0, n.min() + b->lo + e->lo);
@@ -139,7 +136,7 @@ class PadOp final : public Op {
       const auto n = static_cast<std::int64_t>(in[d]);
       check_pad(Phase::run, 1, begin[d], n, d);
       check_pad(Phase::run, 2, end[d], n, d);
-      if (n + begin[d] + end[d] != static_cast<std::int64_t>(out[d]))
+      if (std::max<std::int64_t>(0, n + begin[d] + end[d]) != out[d])
         value_error(1,
                     fmt::format("pads of axis {} do not give the output's extent {}", d, out[d]));
     }
