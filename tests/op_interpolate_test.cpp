@@ -571,3 +571,181 @@ TEST_CASE("Interpolate: located errors for bad attributes, shapes and values") {
   REQUIRE(e);
   CHECK(std::string(e->what()).find("resize") != std::string::npos);
 }
+
+namespace {
+
+/// One of OpenVINO's own reference test vectors for Interpolate-4/11 (its template plugin's
+/// op_reference tests, which take many from ONNX's): data, the resize, the expected output.
+struct OvVector {
+  const char* name;
+  AttributeList attrs;
+  ElementType type;
+  Shape in;
+  std::vector<double> data;
+  Tensor target;  // sizes or scales
+  std::vector<std::int64_t> axes;
+  Shape out;
+  std::vector<double> want;
+};
+
+void check_vector(const OvVector& v) {
+  CAPTURE(v.name);
+  const auto op = make("Interpolate", "opset11", v.attrs);
+  const Tensor out = run(*op, {tensor(v.type, v.in, v.data), v.target, i64s(v.axes)});
+  REQUIRE(out.shape() == v.out);
+  const std::vector<double> got = doubles(out);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    // The float vectors come from double computations: a few float ulps apart.
+    CHECK(got[i] == doctest::Approx(v.want[i]).epsilon(2e-6));
+  }
+}
+
+std::vector<double> range(int n) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("Interpolate: OpenVINO's reference test vectors") {
+  const std::vector<double> x16 = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  const std::vector<double> pil_5x6 = {168, 92,  157, 111, 15,  138, 97,  47,  237, 25,
+                                       163, 6,   72,  118, 121, 238, 22,  174, 182, 140,
+                                       43,  121, 158, 242, 210, 73,  113, 111, 75,  132};
+  const std::vector<double> nchw_3x5x6 = {
+      37,  106, 71,  47,  72,  238, 7,   195, 203, 77,  193, 203, 192, 60,  163, 80,  204, 47,
+      78,  170, 252, 171, 146, 125, 178, 137, 167, 84,  101, 80,  244, 235, 255, 103, 20,  255,
+      0,   204, 170, 133, 255, 145, 83,  144, 23,  134, 191, 71,  99,  118, 121, 134, 101, 127,
+      228, 20,  216, 80,  177, 146, 193, 128, 140, 184, 188, 126, 137, 32,  101, 30,  79,  37,
+      112, 128, 129, 101, 174, 30,  237, 88,  116, 141, 25,  239, 239, 213, 254, 107, 50,  139};
+  const std::vector<OvVector> vectors = {
+      {"cubic downsample, scales 0.8",
+       v4_attrs("cubic", "scales"),
+       ElementType::f32,
+       {1, 1, 4, 4},
+       x16,
+       f32s({2}, {0.8, 0.8}),
+       {2, 3},
+       {1, 1, 3, 3},
+       {1.47119141, 2.78125, 4.08251953, 6.71142578, 8.02148438, 9.32275391, 11.91650391,
+        13.2265625, 14.52783203}},
+      {"cubic upsample, asymmetric",
+       v4_attrs("cubic", "scales", {{"coordinate_transformation_mode", "asymmetric"}}),
+       ElementType::f32,
+       {1, 1, 4, 4},
+       x16,
+       f32s({2}, {2, 2}),
+       {2, 3},
+       {1, 1, 8, 8},
+       {1.0,    1.40625,  2.0,    2.5,      3.0,    3.59375,  4.0,    4.09375,  2.625,  3.03125,
+        3.625,  4.125,    4.625,  5.21875,  5.625,  5.71875,  5.0,    5.40625,  6.0,    6.5,
+        7.0,    7.59375,  8.0,    8.09375,  7.0,    7.40625,  8.0,    8.5,      9.0,    9.59375,
+        10.0,   10.09375, 9.0,    9.40625,  10.0,   10.5,     11.0,   11.59375, 12.0,   12.09375,
+        11.375, 11.78125, 12.375, 12.875,   13.375, 13.96875, 14.375, 14.46875, 13.0,   13.40625,
+        14.0,   14.5,     15.0,   15.59375, 16.0,   16.09375, 13.375, 13.78125, 14.375, 14.875,
+        15.375, 15.96875, 16.375, 16.46875}},
+      {"nearest downsample, tf_half_pixel_for_nn",
+       v4_attrs("nearest", "sizes", {{"coordinate_transformation_mode", "tf_half_pixel_for_nn"}}),
+       ElementType::f32,
+       {1, 1, 4, 4},
+       x16,
+       i64s({3, 2}),
+       {2, 3},
+       {1, 1, 3, 2},
+       {6, 8, 10, 12, 14, 16}},
+      {"nearest upsample, ceil",
+       v4_attrs("nearest", "sizes", {{"nearest_mode", "ceil"}}),
+       ElementType::f32,
+       {1, 1, 4, 4},
+       x16,
+       i64s({8, 8}),
+       {2, 3},
+       {1, 1, 8, 8},
+       {1,  2,  2,  3,  3,  4,  4,  4,  5,  6,  6,  7,  7,  8,  8,  8,  5,  6,  6,  7,  7,  8,
+        8,  8,  9,  10, 10, 11, 11, 12, 12, 12, 9,  10, 10, 11, 11, 12, 12, 12, 13, 14, 14, 15,
+        15, 16, 16, 16, 13, 14, 14, 15, 15, 16, 16, 16, 13, 14, 14, 15, 15, 16, 16, 16}},
+      {"linear_onnx downsample, pytorch_half_pixel to one column",
+       v4_attrs("linear_onnx", "sizes", {{"coordinate_transformation_mode", "pytorch_half_pixel"}}),
+       ElementType::f32,
+       {1, 1, 4, 4},
+       x16,
+       i64s({3, 1}),
+       {2, 3},
+       {1, 1, 3, 1},
+       {1.6666666, 7.0, 12.333333}},
+      {"linear_onnx over the channels too",
+       v4_attrs("linear_onnx", "scales"),
+       ElementType::f32,
+       {1, 2, 2, 2},
+       {1, 2, 3, 4, 5, 6, 7, 8},
+       f32s({4}, {1, 2, 2, 2}),
+       {0, 1, 2, 3},
+       {1, 4, 4, 4},
+       {1.0, 1.25, 1.75, 2.0, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3.0, 3.25, 3.75, 4.0,
+        2.0, 2.25, 2.75, 3.0, 2.5, 2.75, 3.25, 3.5, 3.5, 3.75, 4.25, 4.5, 4.0, 4.25, 4.75, 5.0,
+        4.0, 4.25, 4.75, 5.0, 4.5, 4.75, 5.25, 5.5, 5.5, 5.75, 6.25, 6.5, 6.0, 6.25, 6.75, 7.0,
+        5.0, 5.25, 5.75, 6.0, 5.5, 5.75, 6.25, 6.5, 6.5, 6.75, 7.25, 7.5, 7.0, 7.25, 7.75, 8.0}},
+      {"bilinear_pillow u8 8x8 to 4x4",
+       v4_attrs("bilinear_pillow", "sizes"),
+       ElementType::u8,
+       {8, 8},
+       range(64),
+       i64s({4, 4}),
+       {0, 1},
+       {4, 4},
+       {7, 9, 11, 12, 21, 23, 25, 26, 37, 39, 41, 42, 51, 53, 55, 56}},
+      {"bilinear_pillow u8 NCHW 5x6 to 2x4 (OpenVINO's 89 where Pillow gives 90)",
+       v4_attrs("bilinear_pillow", "sizes"),
+       ElementType::u8,
+       {1, 3, 5, 6},
+       nchw_3x5x6,
+       i64s({2, 4}),
+       {2, 3},
+       {1, 3, 2, 4},
+       {89,  138, 109, 168, 134, 171, 138, 116, 137, 169, 140, 161,
+        119, 118, 130, 133, 129, 107, 113, 95,  178, 148, 106, 120}},
+      {"bilinear_pillow i8 upsample by scales",
+       v4_attrs("bilinear_pillow", "scales"),
+       ElementType::i8,
+       {4, 4},
+       {7, 9, 11, 12, 21, 23, 25, 26, 37, 39, 41, 42, 51, 53, 55, 56},
+       f32s({2}, {2, 2}),
+       {0, 1},
+       {8, 8},
+       {7,  8,  9,  10, 11, 11, 12, 12, 11, 12, 13, 14, 15, 15, 16, 16, 18, 19, 20, 21, 22, 22,
+        23, 23, 25, 26, 27, 28, 29, 29, 30, 30, 33, 34, 35, 36, 37, 37, 38, 38, 41, 42, 43, 44,
+        45, 45, 46, 46, 48, 49, 50, 51, 52, 52, 53, 53, 51, 52, 53, 54, 55, 55, 56, 56}},
+      {"bicubic_pillow u8 5x6 to 2x4, a = -0.5",
+       v4_attrs("bicubic_pillow", "sizes", {{"cube_coeff", "-0.5"}}),
+       ElementType::u8,
+       {5, 6},
+       pil_5x6,
+       i64s({2, 4}),
+       {0, 1},
+       {2, 4},
+       {99, 143, 105, 88, 146, 98, 123, 154}},
+      {"bicubic_pillow u8 5x6 to 2x4, OpenVINO's default a",
+       v4_attrs("bicubic_pillow", "sizes"),
+       ElementType::u8,
+       {5, 6},
+       pil_5x6,
+       i64s({2, 4}),
+       {0, 1},
+       {2, 4},
+       {97, 144, 106, 88, 145, 98, 121, 153}},
+      {"bicubic_pillow u8 upsample 4x4 to 8x8",
+       v4_attrs("bicubic_pillow", "sizes", {{"cube_coeff", "-0.5"}}),
+       ElementType::u8,
+       {4, 4},
+       {5, 6, 9, 10, 21, 22, 25, 26, 37, 38, 41, 42, 53, 54, 57, 58},
+       i64s({8, 8}),
+       {0, 1},
+       {8, 8},
+       {4,  4,  5,  6,  7,  8,  9,  9,  8,  8,  9,  10, 11, 12, 13, 13, 16, 16, 17, 18, 19, 20,
+        21, 21, 25, 25, 26, 27, 28, 29, 30, 30, 33, 33, 34, 35, 36, 37, 38, 38, 42, 42, 43, 44,
+        45, 46, 47, 47, 50, 50, 51, 52, 53, 54, 55, 55, 54, 54, 55, 56, 57, 58, 59, 59}},
+  };
+  for (const OvVector& v : vectors) check_vector(v);
+}
