@@ -7,11 +7,13 @@
 // giving, for each output coordinate, its input taps and their weights. An output element is
 // the sum over every combination of taps (the first listed axis outermost) of the product of
 // their weights (multiplied in the axes' order) times the input there, in float; linear
-// divides by the sum of those products. The tables are built once per call from scratch
-// memory. A 4-D tensor whose first two axes are not resized (NCHW feature maps) runs on
-// [N * C] planes with the H and W tables alone (the fast path), in the same order of
-// operations, so its bits are the general path's; both split output rows over threads, each
-// element computed by one thread, so the results do not depend on the thread count.
+// divides by the sum of those products. Taps of weight zero are not in the tables. The tables
+// are built once per call from scratch memory. A 4-D tensor whose first two axes are not
+// resized (NCHW feature maps) runs on [N * C] planes with the H and W tables alone (the fast
+// path: W's taps as masked vector slots), in the same order of operations, so its bits are the
+// general path's. The fast path splits output rows over threads, the general one output
+// elements; each element is computed by one thread, so the results do not depend on the
+// thread count.
 //
 // The Pillow modes resample two axes, the second listed first (horizontal) into a temporary
 // of the data's type, then the first, in double, as Pillow does.
