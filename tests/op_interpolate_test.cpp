@@ -761,3 +761,32 @@ TEST_CASE("Interpolate: OpenVINO's reference test vectors") {
   };
   for (const OvVector& v : vectors) check_vector(v);
 }
+
+TEST_CASE("Interpolate: large resizes give the same bits on every thread count, both paths") {
+  // Large enough that both paths split their work into several chunks.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> v(-4, 4);
+  for (const InterpMode mode : {InterpMode::nearest, InterpMode::linear, InterpMode::linear_onnx,
+                                InterpMode::cubic, InterpMode::bilinear_pillow})
+    for (const bool fast : {true, false}) {
+      CAPTURE(static_cast<int>(mode));
+      CAPTURE(fast);
+      InterpolateSpec s = feature_map_spec(mode, 8, 40, 50, 80, 75);
+      s.allow_fast_path = fast;
+      if (!fast) s.axes = {3, 2}, s.scales = {1.5f, 2.0f};  // W first: the general path
+      s.antialias = true;
+      std::vector<float> in(elements(s.input));
+      for (float& x : in) x = v(rng);
+      const std::vector<float> one = resized(s, in, nullptr);
+      if (fast) {
+        InterpolateSpec general = s;
+        general.allow_fast_path = false;
+        const std::vector<float> g = resized(general, in, test_pools()[2]);
+        CHECK(std::memcmp(g.data(), one.data(), one.size() * sizeof(float)) == 0);
+      }
+      for (ThreadPool* pool : test_pools()) {
+        const std::vector<float> many = resized(s, in, pool);
+        CHECK(std::memcmp(many.data(), one.data(), one.size() * sizeof(float)) == 0);
+      }
+    }
+}

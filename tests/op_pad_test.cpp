@@ -217,3 +217,26 @@ TEST_CASE("Pad: located errors") {
   REQUIRE(e);
   CHECK(std::string(e->what()).find("padder") != std::string::npos);
 }
+
+TEST_CASE("Pad: a large pad split over threads matches the reference") {
+  // Enough rows that the copy runs in several chunks.
+  const Shape in = {3, 70, 90};
+  std::vector<double> values(static_cast<std::size_t>(3 * 70 * 90));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i % 97);
+  const std::vector<std::int64_t> b = {1, -3, 2}, e = {2, 5, -4};
+  for (const char* mode : {"constant", "edge", "reflect", "symmetric"}) {
+    CAPTURE(mode);
+    const auto op = make("Pad", "opset12", {{"pad_mode", mode}});
+    const std::vector<Tensor> inputs = {tensor(ElementType::f32, in, values), i64s(b), i64s(e),
+                                        tensor(ElementType::f32, {}, {-1})};
+    std::vector<ValueInfo> infos;
+    for (const Tensor& t : inputs) infos.push_back(info(t));
+    const std::vector<OutputInfo> outs = op->infer(infos, Phase::run);
+    const std::vector<double> want = reference::pad(mode, in, b, e, values, -1);
+    for (ThreadPool* pool : test_pools()) {
+      const std::vector<Tensor> got =
+          allocate_and_execute(*op, inputs, outs, ExecContext{Parallel(pool)});
+      CHECK(values_of(got[0]) == want);
+    }
+  }
+}
