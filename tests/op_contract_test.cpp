@@ -19,7 +19,10 @@ namespace {
 
 // Attributes enough for every built-in op to be created: each op reads the ones it knows.
 std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view type) {
-  const char* mode = type == "Round" ? "half_to_even" : type == "Broadcast" ? "numpy" : "max";
+  const char* mode = type == "Round"         ? "half_to_even"
+                     : type == "Broadcast"   ? "numpy"
+                     : type == "Interpolate" ? "nearest"
+                                             : "max";
   return {
       {"axis", "0"},
       {"mode", mode},
@@ -46,6 +49,9 @@ std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view
       {"num_classes", "2"},
       {"keep_top_k", "1"},
       {"nms_threshold", "0.5"},
+      {"axes", "0"},
+      {"shape_calculation_mode", "sizes"},
+      {"pad_mode", "constant"},
   };
 }
 

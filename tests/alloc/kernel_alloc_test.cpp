@@ -9,6 +9,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -493,4 +494,56 @@ TEST_CASE("DetectionOutput takes its boxes, candidates and conversions from the 
         };
         check_no_data_sized_allocation(t, inputs(50), inputs(8000));
       }
+}
+
+TEST_CASE("Interpolate takes its padded copy and tap tables from the arena") {
+  // The fast path (a feature map's H and W), the general one (an odd axis list), and the
+  // Pillow passes' temporaries; pads make the padded copy.
+  struct Case {
+    const char* mode;
+    const char* axes;
+  };
+  for (const Case c : {Case{"nearest", "2,3"}, Case{"linear", "2,3"}, Case{"cubic", "3,1"},
+                       Case{"linear_onnx", "1,2,3"}, Case{"bicubic_pillow", "3,2"}})
+    for (const ElementType type : {ElementType::f32, ElementType::f16}) {
+      CAPTURE(c.mode);
+      CAPTURE(to_string(type));
+      OpTester t("Interpolate", "opset11");
+      t.attr("mode", c.mode).attr("shape_calculation_mode", "scales");
+      t.attr("pads_begin", "0,0,1,0").attr("pads_end", "0,1,0,1").attr("antialias", "true");
+      t.input_parameter("x", type, any_shape(4));
+      t.input_parameter("scales", ElementType::f32, any_shape(1));
+      t.input_parameter("axes", ElementType::i64, any_shape(1));
+      const std::int64_t count = std::count(c.axes, c.axes + std::strlen(c.axes), ',') + 1;
+      std::vector<std::int64_t> axes;
+      for (const char* p = c.axes; *p; ++p)
+        if (*p != ',') axes.push_back(*p - '0');
+      const Tensor scales =
+          filled(ElementType::f32, {count}, [](std::size_t i) { return i % 2 == 0 ? 2.0 : 0.75; });
+      const Tensor axes_t = filled(ElementType::i64, {count},
+                                   [&](std::size_t i) { return static_cast<double>(axes[i]); });
+      const auto value = [](std::size_t i) { return static_cast<double>(i % 13) - 6; };
+      check_no_data_sized_allocation(t, {filled(type, {1, 2, 5, 7}, value), scales, axes_t},
+                                     {filled(type, {2, 8, 41, 47}, value), scales, axes_t});
+    }
+}
+
+TEST_CASE("Pad takes its coordinate maps from the arena and allocates nothing else") {
+  for (const char* mode : {"constant", "reflect", "symmetric", "edge"}) {
+    CAPTURE(mode);
+    OpTester t("Pad", "opset12");
+    t.attr("pad_mode", mode);
+    t.input_parameter("x", ElementType::f32, any_shape(3));
+    t.input_parameter("b", ElementType::i64, any_shape(1));
+    t.input_parameter("e", ElementType::i64, any_shape(1));
+    const auto pads = [](std::int64_t a, std::int64_t b, std::int64_t c) {
+      return filled(ElementType::i64, {3}, [=](std::size_t i) {
+        return static_cast<double>(i == 0 ? a : i == 1 ? b : c);
+      });
+    };
+    const auto value = [](std::size_t i) { return static_cast<double>(i % 11); };
+    check_no_data_sized_allocation(
+        t, {filled(ElementType::f32, {2, 3, 4}, value), pads(1, 2, 1), pads(0, -1, 2)},
+        {filled(ElementType::f32, {4, 90, 100}, value), pads(1, 2, 3), pads(2, -1, 2)});
+  }
 }

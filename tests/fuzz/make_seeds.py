@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the load_fuzzer seeds for the element-wise, reduction, compute, indexing and shape ops
-into tests/fuzz/corpus/load/ (Python standard library only).
+"""Writes the load_fuzzer seeds for the element-wise, reduction, compute, indexing, shape,
+resizing and padding ops into tests/fuzz/corpus/load/ (Python standard library only).
 
 A seed is IR XML, then the marker FUZZ_NEXT_FIELD and the weights bytes. The seeds are small
 models that reach each op with its attributes, Consts for the value inputs, dynamic and interval
@@ -324,6 +324,36 @@ def shapes():
     return seeds
 
 
+def resizing():
+    """Interpolate-1/4/11 in their modes on fixed, dynamic and interval dims, and Pad-1/12."""
+    seeds = []
+    n = Net("interpolate")
+    x = n.param("f32", "1,2,3..5,?")
+    n.result(n.op("Interpolate", 4, [x, n.const("i64", [6, 8]), n.const("f32", [2.0, 2.0]),
+                                     n.const("i64", [2, 3])], ["f32"], mode="nearest",
+                  shape_calculation_mode="sizes", nearest_mode="floor"))
+    n.result(n.op("Interpolate", 11, [x, n.const("f32", [0.5, 1.5]), n.const("i32", [3, 2])],
+                  ["f32"], mode="linear", shape_calculation_mode="scales", antialias="true",
+                  coordinate_transformation_mode="align_corners", pads_begin="0,0,1,0",
+                  pads_end="0,0,0,1"))
+    image = n.param("u8", "3..5,6")
+    n.result(n.op("Interpolate", 11, [image, n.const("i64", [4, 4])], ["u8"],
+                  mode="bicubic_pillow", shape_calculation_mode="sizes", cube_coeff="-0.5"))
+    n.result(n.op("Interpolate", 1, [x, n.const("i64", [7])], ["f32"], axes="3", mode="cubic",
+                  align_corners="0"))
+    seeds.append(n)
+    n = Net("pad")
+    x = n.param("i16", "2,?,1..4")
+    n.result(n.op("Pad", 1, [x, n.const("i64", [1, 0, 2]), n.const("i64", [0, 3, 1]),
+                             n.const("i16", [-7], "")], ["i16"], pad_mode="constant"))
+    n.result(n.op("Pad", 12, [x, n.const("i32", [-1, 1, 0]), n.const("i32", [1, -2, 0])],
+                  ["i16"], pad_mode="symmetric"))
+    n.result(n.op("Pad", 12, [x, n.const("i64", [1, 0, 0]), n.const("i64", [0, 0, 0])],
+                  ["i16"], pad_mode="reflect"))
+    seeds.append(n)
+    return seeds
+
+
 MIN64, MAX64 = -2**63, 2**63 - 1
 
 
@@ -365,7 +395,8 @@ def sample(name):
 
 def main():
     seeds = {}
-    for family in (binary, broadcast, unary, reductions, compute, indexing, shapes, regressions):
+    for family in (binary, broadcast, unary, reductions, compute, indexing, shapes, resizing,
+                   regressions):
         for net in family():
             seeds[net.name] = net.bytes()
     for name in ("retrieval", "graph_pooling", "dynamic_topk"):

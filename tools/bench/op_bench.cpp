@@ -143,6 +143,21 @@ const std::vector<Workload>& workloads() {
                      {random_f32({1000000, 64}), random_ids(2000000, 1000000, false),
                       random_ids(2000000, 100000, true), i64_scalar(100000)}};
        }},
+      // A feature map upsampled twice, as detection and segmentation necks do.
+      {"interp_nearest",
+       [] {
+         return Case{"Interpolate",
+                     "opset11",
+                     {{"mode", "nearest"}, {"shape_calculation_mode", "sizes"}},
+                     {random_f32({1, 64, 80, 80}), i64_vector({160, 160}), i64_vector({2, 3})}};
+       }},
+      {"interp_linear",
+       [] {
+         return Case{"Interpolate",
+                     "opset11",
+                     {{"mode", "linear"}, {"shape_calculation_mode", "sizes"}},
+                     {random_f32({1, 64, 80, 80}), i64_vector({160, 160}), i64_vector({2, 3})}};
+       }},
   };
   return all;
 }
