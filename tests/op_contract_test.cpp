@@ -19,7 +19,11 @@ namespace {
 
 // Attributes enough for every built-in op to be created: each op reads the ones it knows.
 std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view type) {
-  const char* mode = type == "Round" ? "half_to_even" : type == "Broadcast" ? "numpy" : "max";
+  const char* mode = type == "Round"       ? "half_to_even"
+                     : type == "Broadcast" ? "numpy"
+                     : type == "DepthToSpace" || type == "SpaceToDepth" ? "blocks_first"
+                                                                        : "max";
+  const char* eps_mode = type == "MVN" ? "inside_sqrt" : "add";
   return {
       {"axis", "0"},
       {"mode", mode},
@@ -46,6 +50,10 @@ std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view
       {"num_classes", "2"},
       {"keep_top_k", "1"},
       {"nms_threshold", "0.5"},
+      {"num_splits", "1"},
+      {"epsilon", "0.001"},
+      {"eps", "0.001"},
+      {"eps_mode", eps_mode},
   };
 }
 
