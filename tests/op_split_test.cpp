@@ -393,3 +393,16 @@ TEST_CASE("Range-1: opset1's Range, typed by its inputs") {
   r = t.run({{"stop", ints(ElementType::i64, {}, {7})}});
   CHECK(integers(r[0]) == std::vector<std::int64_t>{0, 2, 4, 6});
 }
+
+TEST_CASE("a Split layer without output ports is refused by the loader") {
+  GraphBuilder g;
+  const auto x = g.parameter("x", ElementType::f32, ps("[2,4]"));
+  const auto axis = g.parameter("axis", ElementType::i64, ps("[]"));
+  (void)g.layer("Split", "opset1", {{"num_splits", "2"}}, {x, axis}, {}, "the_split");
+  g.result(x, "out");
+  const auto e = caught([&] { (void)g.load(); });
+  REQUIRE(e);
+  CHECK(e->code() == ErrorCode::format);
+  CHECK(std::string(e->message()).find("Split-1 has at least 1 output(s), the layer declares 0") !=
+        std::string::npos);
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <pugixml.hpp>
 #include <unordered_map>
@@ -485,9 +486,9 @@ class Reader {
     const int max_out = std::max(node.def->num_outputs, node.def->max_outputs);
     if (n_out < node.def->num_outputs || n_out > max_out) {
       const std::string expected =
-          node.def->num_outputs == max_out
-              ? std::to_string(max_out)
-              : fmt::format("{} to {}", node.def->num_outputs, max_out);
+          node.def->num_outputs == max_out        ? std::to_string(max_out)
+          : max_out == std::numeric_limits<int>::max() ? fmt::format("at least {}", node.def->num_outputs)
+                                                       : fmt::format("{} to {}", node.def->num_outputs, max_out);
       fail(ErrorCode::format,
            fmt::format("{} has {} output(s), the layer declares {}", op_display_name(*node.def),
                        expected, n_out),
