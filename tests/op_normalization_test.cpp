@@ -392,3 +392,25 @@ TEST_CASE("NormalizeL2 matches the reference on random shapes, axes, modes and t
     check_close(got, want, type, 1);
   }
 }
+
+TEST_CASE("MVN and NormalizeL2 on few large groups: each group split over threads, same bits") {
+  // Two channels of 256 x 300: fewer groups than threads, so each group is summed in blocks.
+  std::mt19937 rng(41);
+  const Shape shape{1, 2, 256, 300};
+  std::vector<bool> mask{false, false, true, true};
+  for (const ElementType type : {ElementType::f32, ElementType::f16}) {
+    CAPTURE(to_string(type));
+    // Data with a large mean, where summing the squares around the mean matters.
+    const Tensor x = random_tensor(type, shape, rng, 90, 110);
+    const auto mvn = make("MVN", "opset6", {{"eps", "1e-9"}, {"normalize_variance", "true"},
+                                            {"eps_mode", "inside_sqrt"}});
+    check_close(run_everywhere(*mvn, {x, i64s({2, 3})}),
+                reference::mvn(doubles(x), shape, mask, true, static_cast<float>(1e-9), true), type,
+                8);
+    const auto l2 = make("NormalizeL2", "opset1", {{"eps", "1e-6"}, {"eps_mode", "add"}});
+    check_close(run_everywhere(*l2, {x, i64s({1, 2, 3})}),
+                reference::normalize_l2(doubles(x), shape, {false, true, true, true},
+                                        static_cast<float>(1e-6), true, false),
+                type, 0);
+  }
+}

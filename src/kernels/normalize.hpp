@@ -7,9 +7,12 @@
 // threads.
 //
 // When the reduced axes are the innermost ones (NCHW normalised over H*W per channel, or over
-// C*H*W per sample) each group is one contiguous run: that is the fast path. Any other set of
-// axes walks each group through its strides.
+// C*H*W per sample) each group is one contiguous run: that is the fast path, and when there are
+// only a few such groups each is itself summed in fixed blocks over threads (wide()). Any other
+// set of axes walks each group through its strides.
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -98,14 +101,73 @@ IRLITE_INLINE void for_each_in_group(const GroupPlan& plan, std::size_t base, F&
   }
 }
 
-/// Runs fn(group_base) for every group, groups split over threads.
+/// A plan of few, large contiguous groups (one sample normalised over C*H*W, a couple of
+/// channels over a large H*W): splitting groups over threads would leave threads idle, so each
+/// group is split instead. Decided from the shapes alone, so that the summation order, and with
+/// it every bit of the result, is the same on any number of threads.
+inline bool wide(const GroupPlan& plan) {
+  return plan.contiguous && plan.group_size >= (std::size_t{1} << 16) && plan.groups < 8;
+}
+
+/// The fixed blocks a wide group is summed in: at most this many, each by one thread in element
+/// order, then added in block order.
+inline constexpr std::size_t kMaxBlocks = 64;
+
+/// The sum of term(i) over the group at `base`: in element order, or for a wide group by blocks
+/// split over `parallel` (null: on this thread).
+template <class F>
+double group_sum(const Parallel* parallel, const GroupPlan& plan, std::size_t base, F&& term) {
+  if (!parallel) {
+    double sum = 0;
+    for_each_in_group(plan, base, [&](std::size_t i) { sum += term(i); });
+    return sum;
+  }
+  const std::size_t n = plan.group_size;
+  const std::size_t blocks = std::min(kMaxBlocks, n >> 14);
+  std::array<double, kMaxBlocks> partial{};
+  parallel->for_range(blocks, 1, [&](std::size_t b0, std::size_t b1, std::size_t) {
+    for (std::size_t b = b0; b < b1; ++b) {
+      const std::size_t begin = n / blocks * b + std::min(b, n % blocks);
+      const std::size_t end = begin + n / blocks + (b < n % blocks ? 1 : 0);
+      double sum = 0;
+      for (std::size_t i = base + begin; i < base + end; ++i) sum += term(i);
+      partial[b] = sum;
+    }
+  });
+  double sum = 0;
+  for (std::size_t b = 0; b < blocks; ++b) sum += partial[b];
+  return sum;
+}
+
+/// Calls fn(i) for each element of the group at `base`, split over `parallel` when not null
+/// (each element on its own, so the split does not matter).
+template <class F>
+void group_write(const Parallel* parallel, const GroupPlan& plan, std::size_t base, F&& fn) {
+  if (!parallel) {
+    for_each_in_group(plan, base, fn);
+    return;
+  }
+  parallel->for_range(plan.group_size, std::size_t{1} << 14,
+                      [&](std::size_t begin, std::size_t end, std::size_t) {
+                        for (std::size_t i = base + begin; i < base + end; ++i) fn(i);
+                      });
+}
+
+/// Runs fn(group_base, inner) for every group: a wide plan's groups one after the other with
+/// `inner` the threads to split each over, any other plan's groups split over threads with
+/// `inner` null.
 template <class F>
 void for_each_group(const Parallel& parallel, const GroupPlan& plan, F&& fn) {
   if (plan.groups == 0 || plan.group_size == 0) return;
+  if (wide(plan)) {
+    for (std::size_t g = 0; g < plan.groups; ++g) fn(g * plan.group_size, &parallel);
+    return;
+  }
   const std::size_t grain = std::max<std::size_t>(1, (std::size_t{1} << 15) / plan.group_size);
   parallel.for_range(plan.groups, grain, [&](std::size_t begin, std::size_t end, std::size_t) {
     for (std::size_t g = begin; g < end; ++g)
-      fn(plan.contiguous ? g * plan.group_size : offset_of(plan.kept, g));
+      fn(plan.contiguous ? g * plan.group_size : offset_of(plan.kept, g),
+         static_cast<const Parallel*>(nullptr));
   });
 }
 
@@ -120,18 +182,18 @@ template <class T>
 void mvn(const Parallel& parallel, const GroupPlan& plan, const T* in, T* out,
          bool normalize_variance, double eps, MvnEpsMode eps_mode) {
   using C = compute_t<T>;
-  using normalize_detail::for_each_in_group;
+  using normalize_detail::group_sum;
+  using normalize_detail::group_write;
   const double count = static_cast<double>(plan.group_size);
-  normalize_detail::for_each_group(parallel, plan, [&](std::size_t base) {
-    double sum = 0;
-    for_each_in_group(plan, base, [&](std::size_t i) { sum += static_cast<C>(in[i]); });
-    const double mean = sum / count;
+  normalize_detail::for_each_group(parallel, plan, [&](std::size_t base, const Parallel* inner) {
+    const double mean =
+        group_sum(inner, plan, base, [&](std::size_t i) { return static_cast<double>(static_cast<C>(in[i])); }) /
+        count;
     double scale = 1;
     if (normalize_variance) {
-      double squares = 0;
-      for_each_in_group(plan, base, [&](std::size_t i) {
+      const double squares = group_sum(inner, plan, base, [&](std::size_t i) {
         const double d = static_cast<double>(static_cast<C>(in[i])) - mean;
-        squares += d * d;
+        return d * d;
       });
       const double variance = squares / count;
       scale = 1 / (eps_mode == MvnEpsMode::inside_sqrt ? std::sqrt(variance + eps)
@@ -143,7 +205,7 @@ void mvn(const Parallel& parallel, const GroupPlan& plan, const T* in, T* out,
     using W = std::conditional_t<std::is_same_v<T, C>, double, C>;
     const auto m = static_cast<W>(mean);
     const auto s = static_cast<W>(scale);
-    for_each_in_group(plan, base, [&](std::size_t i) {
+    group_write(inner, plan, base, [&](std::size_t i) {
       out[i] = static_cast<T>(static_cast<C>((static_cast<W>(static_cast<C>(in[i])) - m) * s));
     });
   });
@@ -157,18 +219,18 @@ template <class T>
 void normalize_l2(const Parallel& parallel, const GroupPlan& plan, const T* in, T* out, double eps,
                   L2EpsMode eps_mode) {
   using C = compute_t<T>;
-  using normalize_detail::for_each_in_group;
-  normalize_detail::for_each_group(parallel, plan, [&](std::size_t base) {
-    double squares = 0;
-    for_each_in_group(plan, base, [&](std::size_t i) {
+  using normalize_detail::group_sum;
+  normalize_detail::for_each_group(parallel, plan, [&](std::size_t base, const Parallel* inner) {
+    const double squares = group_sum(inner, plan, base, [&](std::size_t i) {
       const double x = static_cast<C>(in[i]);
-      squares += x * x;
+      return x * x;
     });
     const double scale =
         1 / std::sqrt(eps_mode == L2EpsMode::add ? squares + eps : std::max(squares, eps));
     const auto s = static_cast<C>(scale);
-    for_each_in_group(plan, base,
-                      [&](std::size_t i) { out[i] = static_cast<T>(static_cast<C>(in[i]) * s); });
+    normalize_detail::group_write(inner, plan, base, [&](std::size_t i) {
+      out[i] = static_cast<T>(static_cast<C>(in[i]) * s);
+    });
   });
 }
 
