@@ -113,11 +113,29 @@ inline bool wide(const GroupPlan& plan) {
 /// order, then added in block order.
 inline constexpr std::size_t kMaxBlocks = 64;
 
-/// The sum of term(i) over the group at `base`: in element order, or for a wide group by blocks
-/// split over `parallel` (null: on this thread).
+/// The sum of term(i) for i in [begin, end): element i goes to lane i % 8 and the lanes are
+/// added in order at the end, so that the additions do not wait on one another (and vectorise)
+/// while the order stays fixed by the positions alone.
+template <class F>
+IRLITE_INLINE double lane_sum(std::size_t begin, std::size_t end, F&& term) {
+  constexpr std::size_t kLanes = 8;
+  double lanes[kLanes] = {};
+  std::size_t i = begin;
+  for (; i + kLanes <= end; i += kLanes)
+    for (std::size_t k = 0; k < kLanes; ++k) lanes[k] += term(i + k);
+  for (std::size_t k = 0; i < end; ++i, ++k) lanes[k] += term(i);
+  double sum = 0;
+  for (const double v : lanes) sum += v;
+  return sum;
+}
+
+/// The sum of term(i) over the group at `base`: on this thread when `parallel` is null (lane by
+/// lane for a contiguous group, else in element order), or for a wide group by blocks split
+/// over `parallel`.
 template <class F>
 double group_sum(const Parallel* parallel, const GroupPlan& plan, std::size_t base, F&& term) {
   if (!parallel) {
+    if (plan.contiguous) return lane_sum(base, base + plan.group_size, term);
     double sum = 0;
     for_each_in_group(plan, base, [&](std::size_t i) { sum += term(i); });
     return sum;
@@ -129,9 +147,7 @@ double group_sum(const Parallel* parallel, const GroupPlan& plan, std::size_t ba
     for (std::size_t b = b0; b < b1; ++b) {
       const std::size_t begin = n / blocks * b + std::min(b, n % blocks);
       const std::size_t end = begin + n / blocks + (b < n % blocks ? 1 : 0);
-      double sum = 0;
-      for (std::size_t i = base + begin; i < base + end; ++i) sum += term(i);
-      partial[b] = sum;
+      partial[b] = lane_sum(base + begin, base + end, term);
     }
   });
   double sum = 0;
