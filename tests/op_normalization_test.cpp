@@ -414,3 +414,27 @@ TEST_CASE("MVN and NormalizeL2 on few large groups: each group split over thread
                 type, 0);
   }
 }
+
+TEST_CASE("MVN through the loader on dynamic shapes, with axes given at run time") {
+  OpTester v1("MVN", "opset2");
+  v1.attr("eps", "1e-9").attr("across_channels", true).attr("normalize_variance", false);
+  v1.input_parameter("x", ElementType::f32, ps("[?,?,?]"));
+  auto out = v1.run({{"x", tensor(ElementType::f32, {2, 1, 2}, {1, 3, 10, 20})}});
+  CHECK(doubles(out[0]) == std::vector<double>{-1, 1, -5, 5});
+  out = v1.run({{"x", tensor(ElementType::f32, {1, 2, 1}, {4, 8})}});
+  CHECK(doubles(out[0]) == std::vector<double>{-2, 2});
+  OpTester v6("MVN", "opset6");
+  v6.attr("eps", "0").attr("normalize_variance", false).attr("eps_mode", "inside_sqrt");
+  v6.input_parameter("x", ElementType::f32, ps("[?,?]"));
+  v6.input_parameter("axes", ElementType::i32, ps("[?]"));
+  const Tensor x = tensor(ElementType::f32, {2, 2}, {1, 3, 10, 20});
+  out = v6.run({{"x", x}, {"axes", ints(ElementType::i32, {1}, {0})}});
+  CHECK(doubles(out[0]) == std::vector<double>{-4.5, -8.5, 4.5, 8.5});
+  const auto e = caught([&] { v6.run({{"x", x}, {"axes", ints(ElementType::i32, {1}, {-3})}}); });
+  REQUIRE(e);
+  CHECK(e->code() == ErrorCode::value);
+  CHECK(e->context().layer_name == "op");
+  CHECK(e->context().port == 1);
+  CHECK(std::string(e->message()).find("axis -3 is out of the tensor rank range [-2, 1]") !=
+        std::string::npos);
+}
