@@ -162,6 +162,22 @@ TEST_CASE("VariadicSplit shape rule: lengths, -1, intervals") {
   CHECK(vsplit_shapes("[6,2]", nullptr, &l3, "[2]") == "f32 [?,?]; f32 [?,?]");
 }
 
+TEST_CASE("VariadicSplit takes the bounds of lengths computed from shapes") {
+  const auto op = make("VariadicSplit", "opset1");
+  const Tensor axis0 = ints(ElementType::i32, {}, {0});
+  const Tensor lower = i64s({2, -1});
+  const Tensor upper = i64s({5, 9});
+  ValueInfo lengths = info(ElementType::i64, "[2]");
+  lengths.lower = &lower;
+  lengths.upper = &upper;
+  const auto outs = op->infer(std::vector<ValueInfo>{info(ElementType::f32, "[?,3]"),
+                                                     info(axis0), lengths});
+  REQUIRE(outs.size() == 2);
+  CHECK(to_string(outs[0].shape) == "[2..5,3]");
+  // The second may be -1: its extent is unknown.
+  CHECK(to_string(outs[1].shape) == "[?,3]");
+}
+
 TEST_CASE("VariadicSplit errors: sums, two -1, negative lengths, shapes") {
   const Tensor axis0 = ints(ElementType::i32, {}, {0});
   const Tensor axis2 = ints(ElementType::i32, {}, {2});

@@ -146,7 +146,12 @@ class VariadicSplitOp final : public Op {
     if (!axis) return std::vector<OutputInfo>(n, {data.type, unknown_extents(data.shape)});
     std::vector<OutputInfo> outs(n, {data.type, data.shape});
     if (!lengths.value) {
-      for (OutputInfo& o : outs) o.shape[*axis] = Dimension::dynamic();
+      // Lengths computed from shapes may have known bounds; a length that may be -1 is unknown.
+      for (std::size_t i = 0; i < n; ++i) {
+        const bool bounded = lengths.lower && integer_at(*lengths.lower, i) >= 0;
+        const std::optional<Dimension> d = bounded ? known_dimension(lengths, i) : std::nullopt;
+        outs[i].shape[*axis] = d ? *d : Dimension::dynamic();
+      }
       return outs;
     }
     const std::vector<std::int64_t> values = integer_values(*lengths.value);
