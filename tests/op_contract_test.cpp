@@ -22,7 +22,9 @@ std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view
   const char* mode = type == "Round"         ? "half_to_even"
                      : type == "Broadcast"   ? "numpy"
                      : type == "Interpolate" ? "nearest"
-                                             : "max";
+                     : type == "DepthToSpace" || type == "SpaceToDepth" ? "blocks_first"
+                                                                        : "max";
+  const char* eps_mode = type == "MVN" ? "inside_sqrt" : "add";
   return {
       {"axis", "0"},
       {"mode", mode},
@@ -52,6 +54,10 @@ std::vector<std::pair<std::string, std::string>> attributes_for(std::string_view
       {"axes", "0"},
       {"shape_calculation_mode", "sizes"},
       {"pad_mode", "constant"},
+      {"num_splits", "1"},
+      {"epsilon", "0.001"},
+      {"eps", "0.001"},
+      {"eps_mode", eps_mode},
   };
 }
 

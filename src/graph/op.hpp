@@ -237,7 +237,11 @@ struct OpDef {
   int since_opset = 0;    ///< first opset that holds this version
   int min_inputs = 0;     ///< optional inputs come last
   int max_inputs = 0;     ///< INT_MAX for a variadic op (Concat)
-  int num_outputs = 1;
+  int num_outputs = 1;  ///< the outputs; the fewest of them when max_outputs is larger
+  /// 0 for exactly num_outputs. Larger for an op whose attributes or inputs say how many
+  /// outputs it has (Split's num_splits): the loader takes num_outputs to max_outputs ports,
+  /// and the shape rule's count must then equal the layer's.
+  int max_outputs = 0;
   OpKind kind = OpKind::compute;
   /// Builds the op from the layer's `<data>`; throws Error for a bad or missing attribute.
   /// A function object, so that a custom op's entry can hold the caller's factory.

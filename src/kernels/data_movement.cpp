@@ -43,6 +43,32 @@ void concat_bytes(const Parallel& parallel, std::span<const void* const> inputs,
   });
 }
 
+void split_bytes(const Parallel& parallel, const void* src, std::size_t outer,
+                 std::span<const std::size_t> block_bytes, std::span<void* const> outputs) {
+  std::size_t row_bytes = 0;
+  for (const std::size_t b : block_bytes) row_bytes += b;
+  if (row_bytes == 0 || outer == 0) return;
+  const auto* in = static_cast<const std::byte*>(src);
+  if (outer == 1) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      parallel_copy(parallel, outputs[i], in, block_bytes[i]);
+      in += block_bytes[i];
+    }
+    return;
+  }
+  const std::size_t grain = std::max<std::size_t>(1, kCopyGrainBytes / row_bytes);
+  parallel.for_range(outer, grain, [&](std::size_t begin, std::size_t end, std::size_t) {
+    const std::byte* s = in + begin * row_bytes;
+    for (std::size_t o = begin; o < end; ++o)
+      for (std::size_t i = 0; i < outputs.size(); ++i) {
+        const std::size_t b = block_bytes[i];
+        if (b == 0) continue;
+        std::memcpy(static_cast<std::byte*>(outputs[i]) + o * b, s, b);
+        s += b;
+      }
+  });
+}
+
 namespace {
 
 /// A transposition reduced to its essentials: axes of extent 1 dropped and input axes that stay

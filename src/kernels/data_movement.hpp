@@ -27,6 +27,11 @@ void parallel_copy(const Parallel& parallel, void* dst, const void* src, std::si
 void concat_bytes(const Parallel& parallel, std::span<const void* const> inputs,
                   std::span<const std::size_t> block_bytes, std::size_t outer, void* dst);
 
+/// The reverse of concat_bytes (Split, VariadicSplit): input row o, of the blocks' total bytes,
+/// goes block_bytes[i] bytes to output i's row o, for each output in turn.
+void split_bytes(const Parallel& parallel, const void* src, std::size_t outer,
+                 std::span<const std::size_t> block_bytes, std::span<void* const> outputs);
+
 /// Transposition: output axis i is input axis order[i]; `shape` is the input's, `order` a
 /// permutation of [0, rank). Elements of `element_size` bytes (1, 2, 4 or 8; others go byte by
 /// byte through the general walk).

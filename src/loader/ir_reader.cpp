@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <pugixml.hpp>
 #include <unordered_map>
@@ -481,10 +482,16 @@ class Reader {
       node.def = nullptr;
       return;
     }
-    if (static_cast<int>(node.outputs.size()) != node.def->num_outputs) {
+    const auto n_out = static_cast<int>(node.outputs.size());
+    const int max_out = std::max(node.def->num_outputs, node.def->max_outputs);
+    if (n_out < node.def->num_outputs || n_out > max_out) {
+      const std::string expected =
+          node.def->num_outputs == max_out        ? std::to_string(max_out)
+          : max_out == std::numeric_limits<int>::max() ? fmt::format("at least {}", node.def->num_outputs)
+                                                       : fmt::format("{} to {}", node.def->num_outputs, max_out);
       fail(ErrorCode::format,
            fmt::format("{} has {} output(s), the layer declares {}", op_display_name(*node.def),
-                       node.def->num_outputs, node.outputs.size()),
+                       expected, n_out),
            at_layer(node, layer));
       node.def = nullptr;
     }

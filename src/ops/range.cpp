@@ -1,5 +1,7 @@
 // Range-4: the numbers from `start` up to (not including) `stop` by `step`, of the type the
 // `output_type` attribute names; the three inputs are scalars of any numeric types.
+// Range-1 (OpenVINO's v0::Range, written version="opset1"): the same numbers, with no attribute:
+// the three inputs share one numeric type, which is the output's.
 //
 // The length follows OpenVINO's shape rule: the inputs are read as doubles (truncated toward
 // zero first when the output is an integer type), and the count is
@@ -58,10 +60,19 @@ struct RangeAttributes {
 
 class RangeOp final : public Op {
  public:
+  /// Range-4, of the attribute's output type.
   explicit RangeOp(const RangeAttributes& attributes) : attributes_(attributes) {}
+  /// Range-1, of its inputs' type.
+  RangeOp() : typed_by_inputs_(true) {}
 
   std::vector<OutputInfo> infer_shapes(std::span<const ValueInfo> inputs,
                                        Phase phase) const override {
+    if (typed_by_inputs_)
+      for (std::size_t i = 1; i < 3; ++i)
+        if (inputs[i].type != inputs[0].type)
+          input_error(i, fmt::format("{} must be {} as start is, got {}", kNames[i],
+                                     to_string(inputs[0].type), to_string(inputs[i].type)));
+    const ElementType type = output_type(inputs[0].type);
     for (std::size_t i = 0; i < 3; ++i) {
       // OpenVINO refuses a one-element 1-D input too: each is a scalar.
       if (inputs[i].shape.rank_is_static() && inputs[i].shape.rank() != 0)
@@ -72,11 +83,10 @@ class RangeOp final : public Op {
     for (std::size_t i = 0; i < 3; ++i)
       if (inputs[i].value) values[i] = checked_value(*inputs[i].value, i, phase);
     // A zero step is refused as soon as it is known, whatever the other two.
-    if (values[2]) check_step(*values[2], phase);
+    if (values[2]) check_step(type, *values[2], phase);
     if (!values[0] || !values[1] || !values[2])
-      return {{attributes_.output_type, PartialShape{Dimension::dynamic()}}};
-    return {{attributes_.output_type,
-             PartialShape{Dimension(count(*values[0], *values[1], *values[2], phase))}}};
+      return {{type, PartialShape{Dimension::dynamic()}}};
+    return {{type, PartialShape{Dimension(count(type, *values[0], *values[1], *values[2], phase))}}};
   }
 
   bool shape_needs_value(std::size_t, std::size_t) const override { return true; }
@@ -85,11 +95,12 @@ class RangeOp final : public Op {
                const ExecContext& context) const override {
     double values[3];
     for (std::size_t i = 0; i < 3; ++i) values[i] = checked_value(inputs[i], i, Phase::run);
-    const std::int64_t n = count(values[0], values[1], values[2], Phase::run);
+    const ElementType type = output_type(inputs[0].element_type());
+    const std::int64_t n = count(type, values[0], values[1], values[2], Phase::run);
     Tensor& out = outputs[0];
     if (static_cast<std::size_t>(n) != out.size())
       op_error(fmt::format("the output holds {} elements, the range {}", out.size(), n));
-    dispatch_numeric(attributes_.output_type, [&](auto tag) {
+    dispatch_numeric(type, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = compute_t<T>;
       if constexpr (std::is_floating_point_v<C>) {
@@ -107,11 +118,12 @@ class RangeOp final : public Op {
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
+    if (typed_by_inputs_) return {};
     return print_attributes(attributes_);
   }
 
   std::shared_ptr<const Op> retyped(ElementType from, ElementType to) const override {
-    if (attributes_.output_type != from) return nullptr;
+    if (typed_by_inputs_ || attributes_.output_type != from) return nullptr;
     auto op = std::make_shared<RangeOp>(*this);
     op->attributes_.output_type = to;
     return op;
@@ -128,25 +140,30 @@ class RangeOp final : public Op {
     return v;
   }
 
+  /// The output's element type, given start's.
+  ElementType output_type(ElementType start) const {
+    return typed_by_inputs_ ? start : attributes_.output_type;
+  }
+
   /// Refuses a step that is zero once converted to the output type.
-  void check_step(double step, Phase phase) const {
-    if ((is_integral(attributes_.output_type) ? std::trunc(step) : step) != 0) return;
-    std::string message = is_integral(attributes_.output_type)
-                              ? fmt::format(
-                                    "step must not be zero, got {} which truncates to 0 "
-                                    "in {}",
-                                    step, to_string(attributes_.output_type))
-                              : std::string("step must not be zero");
+  static void check_step(ElementType type, double step, Phase phase) {
+    if ((is_integral(type) ? std::trunc(step) : step) != 0) return;
+    std::string message =
+        is_integral(type)
+            ? fmt::format("step must not be zero, got {} which truncates to 0 in {}", step,
+                          to_string(type))
+            : std::string("step must not be zero");
     bad_value(phase, 2, std::move(message));
   }
 
-  std::int64_t count(double start, double stop, double step, Phase phase) const {
-    if (is_integral(attributes_.output_type)) {
+  static std::int64_t count(ElementType type, double start, double stop, double step,
+                            Phase phase) {
+    if (is_integral(type)) {
       start = std::trunc(start);
       stop = std::trunc(stop);
       step = std::trunc(step);
     }
-    check_step(step, phase);
+    check_step(type, step, phase);
     const bool empty = (step > 0 && start >= stop) || (step < 0 && start <= stop);
     const double n = empty ? 0.0 : std::ceil(std::fabs(stop - start) / std::fabs(step));
     if (!(n <= kMaxCount)) {
@@ -159,13 +176,35 @@ class RangeOp final : public Op {
   }
 
   RangeAttributes attributes_;
+  bool typed_by_inputs_ = false;
 };
 
 std::unique_ptr<const Op> create_range(const Attributes& a) {
   return std::make_unique<RangeOp>(read_attributes<RangeAttributes>(a));
 }
 
+std::unique_ptr<const Op> create_range_v1(const Attributes&) {
+  return std::make_unique<RangeOp>();
+}
+
 }  // namespace
+
+// OpenVINO's v0::Range, which opset1 holds; the display name says Range-1 as the opset does.
+OpDef range_v1_op() {
+  return {
+      .type = "Range",
+      .version = 1,
+      .since_opset = 1,
+      .min_inputs = 3,
+      .max_inputs = 3,
+      .num_outputs = 1,
+      .create = create_range_v1,
+      .input_types = {{"start", numeric_types()},
+                      {"stop", numeric_types()},
+                      {"step", numeric_types()}},
+      .output_types = {{"output", numeric_types()}},
+  };
+}
 
 OpDef range_v4_op() {
   return {

@@ -19,6 +19,24 @@ std::string axis_range_message(std::int64_t axis, std::int64_t rank) {
   return fmt::format("axis {} is out of the tensor rank range [{}, {}]", axis, -rank, rank - 1);
 }
 
+std::optional<std::vector<bool>> axes_mask(const std::vector<std::int64_t>& axes,
+                                           std::int64_t rank, std::string* why) {
+  std::vector<bool> mask(static_cast<std::size_t>(rank), false);
+  for (const std::int64_t a : axes) {
+    const auto n = normalize_axis(a, rank);
+    if (!n) {
+      *why = axis_range_message(a, rank);
+      return std::nullopt;
+    }
+    if (mask[static_cast<std::size_t>(*n)]) {
+      *why = fmt::format("axis {} is given twice", *n);
+      return std::nullopt;
+    }
+    mask[static_cast<std::size_t>(*n)] = true;
+  }
+  return mask;
+}
+
 std::size_t row_size(const Tensor& a, const Tensor& b) {
   for (const Tensor* t : {&a, &b}) {
     const auto rows = static_cast<std::size_t>(t->shape()[0]);

@@ -19,6 +19,11 @@ std::optional<std::int64_t> normalize_axis(std::int64_t axis, std::int64_t rank)
 /// "axis 3 is out of the tensor rank range [-2, 1]"
 std::string axis_range_message(std::int64_t axis, std::int64_t rank);
 
+/// The axes a list names, as a mask over [0, rank): each in [-rank, rank), none twice. nullopt
+/// with the reason in *why otherwise ("axis 4 is out of ...", "axis 1 is given twice").
+std::optional<std::vector<bool>> axes_mask(const std::vector<std::int64_t>& axes,
+                                           std::int64_t rank, std::string* why);
+
 /// Reads every element of an integral tensor as int64 (u64 above INT64_MAX saturates).
 std::vector<std::int64_t> integer_values(const Tensor& t);
 

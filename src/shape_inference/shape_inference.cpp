@@ -170,6 +170,11 @@ void infer_shapes(Graph& graph, Diagnostics& diagnostics) {
     try {
       const std::span<const ValueInfo> known(inputs.data(), count);
       std::vector<OutputInfo> outputs = node.op->infer(known, Phase::load);
+      // An op whose attributes or inputs count its outputs (Split) must agree with the layer.
+      if (outputs.size() != node.outputs.size())
+        op_error(fmt::format("{} gives {} output(s) here, the layer declares {}",
+                             node.def ? op_display_name(*node.def) : "the op", outputs.size(),
+                             node.outputs.size()));
       for (std::size_t i = 0; i < node.outputs.size() && i < outputs.size(); ++i) {
         node.outputs[i].type = outputs[i].type;
         node.outputs[i].shape = std::move(outputs[i].shape);

@@ -547,3 +547,59 @@ TEST_CASE("Pad takes its coordinate maps from the arena and allocates nothing el
         {filled(ElementType::f32, {4, 90, 100}, value), pads(1, 2, 3), pads(2, -1, 2)});
   }
 }
+
+TEST_CASE("MVN, NormalizeL2 and BatchNormInference allocate nothing that grows with the data") {
+  // No scratch at all: the statistics of a group live in registers; only the plan of the axes
+  // may come from the heap. Both the contiguous path (axes 2, 3) and the strided one (axis 1).
+  const auto value = [](std::size_t i) { return static_cast<double>(i % 23) / 7 - 1.5; };
+  for (const ElementType type : {ElementType::f32, ElementType::f16}) {
+    CAPTURE(to_string(type));
+    for (const std::vector<std::int64_t>& axes : {std::vector<std::int64_t>{2, 3}, {1}}) {
+      const Tensor axes_t = filled(ElementType::i64, {static_cast<std::int64_t>(axes.size())},
+                                   [&](std::size_t i) { return axes[i]; });
+      OpTester mvn("MVN", "opset6");
+      mvn.attr("eps", "1e-9").attr("normalize_variance", true).attr("eps_mode", "inside_sqrt");
+      mvn.input_parameter("x", type, any_shape(4));
+      mvn.input_parameter("axes", ElementType::i64, any_shape(1));
+      check_no_data_sized_allocation(mvn, {filled(type, {1, 2, 3, 5}, value), axes_t},
+                                     {filled(type, {2, 8, 61, 67}, value), axes_t});
+      OpTester l2("NormalizeL2", "opset1");
+      l2.attr("eps", "1e-6").attr("eps_mode", "max");
+      l2.input_parameter("x", type, any_shape(4));
+      l2.input_parameter("axes", ElementType::i64, any_shape(1));
+      check_no_data_sized_allocation(l2, {filled(type, {1, 2, 3, 5}, value), axes_t},
+                                     {filled(type, {2, 8, 61, 67}, value), axes_t});
+    }
+    OpTester bn("BatchNormInference", "opset5");
+    bn.attr("epsilon", "1e-5");
+    bn.input_parameter("x", type, any_shape(4));
+    for (const char* name : {"gamma", "beta", "mean", "variance"})
+      bn.input_parameter(name, type, any_shape(1));
+    const auto params = [&](std::int64_t c) {
+      std::vector<Tensor> p;
+      for (int k = 0; k < 4; ++k) p.push_back(filled(type, {c}, [](std::size_t i) { return 1.0 + i; }));
+      return p;
+    };
+    std::vector<Tensor> small{filled(type, {1, 2, 3, 5}, value)};
+    std::vector<Tensor> large{filled(type, {2, 8, 61, 67}, value)};
+    for (const Tensor& p : params(2)) small.push_back(p);
+    for (const Tensor& p : params(8)) large.push_back(p);
+    check_no_data_sized_allocation(bn, small, large);
+  }
+}
+
+TEST_CASE("Split and DepthToSpace allocate nothing that grows with the data") {
+  const auto value = [](std::size_t i) { return static_cast<double>(i % 11); };
+  OpTester split("Split", "opset1");
+  split.attr("num_splits", 2);
+  split.input_parameter("x", ElementType::f32, any_shape(3));
+  split.input_const("axis", scalar_i64(1));
+  split.outputs(2);
+  check_no_data_sized_allocation(split, {filled(ElementType::f32, {1, 4, 3}, value), scalar_i64(1)},
+                                 {filled(ElementType::f32, {9, 64, 67}, value), scalar_i64(1)});
+  OpTester d2s("DepthToSpace", "opset1");
+  d2s.attr("mode", "depth_first").attr("block_size", 2);
+  d2s.input_parameter("x", ElementType::f32, any_shape(4));
+  check_no_data_sized_allocation(d2s, {filled(ElementType::f32, {1, 4, 3, 5}, value)},
+                                 {filled(ElementType::f32, {2, 16, 31, 67}, value)});
+}

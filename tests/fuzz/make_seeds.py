@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the load_fuzzer seeds for the element-wise, reduction, compute, indexing, shape,
-resizing and padding ops into tests/fuzz/corpus/load/ (Python standard library only).
+resizing, padding and normalisation ops into tests/fuzz/corpus/load/ (Python standard library
+only).
 
 A seed is IR XML, then the marker FUZZ_NEXT_FIELD and the weights bytes. The seeds are small
 models that reach each op with its attributes, Consts for the value inputs, dynamic and interval
@@ -354,6 +355,37 @@ def resizing():
     return seeds
 
 
+def normalization():
+    seeds = []
+    n = Net("split_moves")
+    x = n.param("f32", "2,?,4,6")
+    a, b = n.op("Split", 1, [x, n.const("i64", [-1], "")], ["f32", "f32"], num_splits="2")
+    n.result(a)
+    p, q, r = n.op("VariadicSplit", 1, [b, n.const("i32", [2], ""), n.const("i64", [1, -1, 2])],
+                   ["f32", "f32", "f32"])
+    n.result(p)
+    n.result(r)
+    n.result(n.op("DepthToSpace", 1, [x], ["f32"], mode="blocks_first", block_size="2"))
+    n.result(n.op("SpaceToDepth", 1, [x], ["f32"], mode="depth_first", block_size="2"))
+    n.result(n.op("Range", 1, [n.const("f32", [0.5], ""), n.const("f32", [4.0], ""),
+                               n.const("f32", [0.75], "")], ["f32"]))
+    seeds.append(n)
+    n = Net("norms")
+    x = n.param("f32", "?,3,5,4")
+    c = [n.const("f32", v) for v in ([1.0, 0.5, 2.0], [0.0, 1.0, -1.0], [0.1, 0.2, 0.3],
+                                     [1.0, 2.0, 0.5])]
+    n.result(n.op("BatchNormInference", 5, [x] + c, ["f32"], epsilon="1e-5"))
+    n.result(n.op("BatchNormInference", 1, c[:2] + [x] + c[2:], ["f32"], epsilon="0.001"))
+    n.result(n.op("MVN", 2, [x], ["f32"], eps="1e-9", across_channels="false",
+                  normalize_variance="true"))
+    n.result(n.op("MVN", 6, [x, n.const("i64", [1, 3])], ["f32"], eps="1e-9",
+                  normalize_variance="true", eps_mode="outside_sqrt"))
+    n.result(n.op("NormalizeL2", 1, [x, n.const("i32", [1])], ["f32"], eps="1e-12",
+                  eps_mode="max"))
+    seeds.append(n)
+    return seeds
+
+
 MIN64, MAX64 = -2**63, 2**63 - 1
 
 
@@ -396,6 +428,7 @@ def sample(name):
 def main():
     seeds = {}
     for family in (binary, broadcast, unary, reductions, compute, indexing, shapes, resizing,
+                   normalization,
                    regressions):
         for net in family():
             seeds[net.name] = net.bytes()

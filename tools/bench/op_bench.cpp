@@ -158,6 +158,27 @@ const std::vector<Workload>& workloads() {
                      {{"mode", "linear"}, {"shape_calculation_mode", "sizes"}},
                      {random_f32({1, 64, 80, 80}), i64_vector({160, 160}), i64_vector({2, 3})}};
        }},
+      {"mvn_nchw",
+       [] {
+         return Case{"MVN",
+                     "opset6",
+                     {{"eps", "1e-9"}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}},
+                     {random_f32({8, 64, 56, 56}), i64_vector({2, 3})}};
+       }},
+      {"mvn_layer",
+       [] {
+         return Case{"MVN",
+                     "opset6",
+                     {{"eps", "1e-9"}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}},
+                     {random_f32({1, 64, 112, 112}), i64_vector({1, 2, 3})}};
+       }},
+      {"l2_channels",
+       [] {
+         return Case{"NormalizeL2",
+                     "opset1",
+                     {{"eps", "1e-10"}, {"eps_mode", "add"}},
+                     {random_f32({8, 256, 28, 28}), i64_vector({1})}};
+       }},
   };
   return all;
 }
