@@ -5,6 +5,8 @@
 // (1 to 3 spatial axes, strides, dilations, pads, groups, f32, f16 and bf16, filters Const or
 // not), with the same bits on every thread count.
 
+#include "graph/op.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -18,7 +20,6 @@
 #include <vector>
 
 #include "core/attributes.hpp"
-#include "graph/op.hpp"
 #include "irlite/irlite.hpp"
 #include "op_test_util.hpp"
 #include "op_tester.hpp"
@@ -56,7 +57,9 @@ struct Deconv {
     if (!output_padding.empty()) a.emplace_back("output_padding", list(output_padding));
     return a;
   }
-  std::unique_ptr<const Op> op() const { return op_def(type(), "opset1").create(Attributes(attrs())); }
+  std::unique_ptr<const Op> op() const {
+    return op_def(type(), "opset1").create(Attributes(attrs()));
+  }
   OpTester tester() const {
     OpTester t(type(), "opset1", "deconv");
     for (const auto& [name, value] : attrs()) t.attr(name, value);
@@ -83,10 +86,10 @@ std::string shape_of(const Deconv& d, const char* data, const char* filters) {
 /// With an output_shape input of shape `shape_shape`, its value `value` when given (a Const).
 std::string shape_of(const Deconv& d, const char* data, const char* filters,
                      const char* shape_shape, const Tensor* value) {
-  return to_string(infer_outputs(*d.op(), {info(ElementType::f32, data),
-                                           info(ElementType::f32, filters),
-                                           info(ElementType::i64, shape_shape, value)})[0]
-                       .shape);
+  return to_string(
+      infer_outputs(*d.op(), {info(ElementType::f32, data), info(ElementType::f32, filters),
+                              info(ElementType::i64, shape_shape, value)})[0]
+          .shape);
 }
 
 std::string error_of(const Deconv& d, std::vector<ValueInfo> inputs, Phase phase = Phase::load) {
@@ -134,8 +137,7 @@ reference::BackpropPlan plan_of(const Deconv& d, const Shape& data, const Shape&
 }
 
 std::vector<double> expected(const Deconv& d, const Tensor& x, const Tensor& w,
-                             const std::optional<std::vector<std::int64_t>>& given,
-                             Shape* shape) {
+                             const std::optional<std::vector<std::int64_t>>& given, Shape* shape) {
   const reference::BackpropPlan p = plan_of(d, x.shape(), w.shape(), given);
   const std::int64_t groups = d.grouped ? w.shape()[0] : 1;
   const std::int64_t cout = w.shape()[d.grouped ? 2 : 1];
@@ -201,10 +203,9 @@ TEST_CASE("ConvolutionBackpropData shape rule without output_shape") {
                  "[3,4,3,3]") == "[1,4,12,16]");
   CHECK(shape_of(deconv2d(1, 1, "notset"), "[1,3,5,7]", "[3,4,3,3]") == "[1,4,5,7]");
   // 1-D and 3-D.
-  CHECK(shape_of({false, {2}, {1}, {1}, {1}, {}, "explicit"}, "[1,2,9]", "[2,3,3]") ==
-        "[1,3,17]");
-  CHECK(shape_of({false, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}, {}, "explicit"},
-                 "[1,2,4,8,8]", "[2,5,3,3,3]") == "[1,5,6,15,15]");
+  CHECK(shape_of({false, {2}, {1}, {1}, {1}, {}, "explicit"}, "[1,2,9]", "[2,3,3]") == "[1,3,17]");
+  CHECK(shape_of({false, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}, {}, "explicit"}, "[1,2,4,8,8]",
+                 "[2,5,3,3,3]") == "[1,5,6,15,15]");
   // Groups: data channels GROUPS * C_IN, output channels GROUPS * C_OUT.
   CHECK(shape_of(grouped(deconv2d(2, 1)), "[2,12,5,5]", "[3,4,2,4,4]") == "[2,6,10,10]");
 }
@@ -268,25 +269,25 @@ TEST_CASE("ConvolutionBackpropData errors are located and say what is wrong") {
         "input port 0: data [1,3,2,8] along spatial axis 0 gives an output of 4 before the pads, "
         "not more than the 4 they remove");
   // Types.
-  CHECK(error_of(deconv2d(), {info(ElementType::f32, "[1,3,8,8]"),
-                              info(ElementType::f16, "[3,4,3,3]")}) ==
+  CHECK(error_of(deconv2d(),
+                 {info(ElementType::f32, "[1,3,8,8]"), info(ElementType::f16, "[3,4,3,3]")}) ==
         "input port 1: filters must have data's element type f32, got f16");
-  CHECK(error_of(deconv2d(), {info(ElementType::f64, "[1,3,8,8]"),
-                              info(ElementType::f64, "[3,4,3,3]")}) ==
+  CHECK(error_of(deconv2d(),
+                 {info(ElementType::f64, "[1,3,8,8]"), info(ElementType::f64, "[3,4,3,3]")}) ==
         "input port 0: data must be f32, f16 or bf16, got f64");
-  CHECK(error_of(deconv2d(), {info(ElementType::f32, "[1,3,8,8]"),
-                              info(ElementType::f32, "[3,4,3,3]"),
-                              info(ElementType::f32, "[2]")}) ==
-        "input port 2: output_shape must be i32 or i64, got f32");
+  CHECK(
+      error_of(deconv2d(), {info(ElementType::f32, "[1,3,8,8]"),
+                            info(ElementType::f32, "[3,4,3,3]"), info(ElementType::f32, "[2]")}) ==
+      "input port 2: output_shape must be i32 or i64, got f32");
   // output_shape: its rank, its length, its values at load and at run time.
-  CHECK(error_of(deconv2d(), {info(ElementType::f32, "[1,3,8,8]"),
-                              info(ElementType::f32, "[3,4,3,3]"),
-                              info(ElementType::i64, "[1,2]")}) ==
+  CHECK(error_of(deconv2d(),
+                 {info(ElementType::f32, "[1,3,8,8]"), info(ElementType::f32, "[3,4,3,3]"),
+                  info(ElementType::i64, "[1,2]")}) ==
         "input port 2: output_shape must be 1-D (the output's spatial extents), got [1,2]");
-  CHECK(error_of(deconv2d(), {info(ElementType::f32, "[1,3,8,8]"),
-                              info(ElementType::f32, "[3,4,3,3]"),
-                              info(ElementType::i64, "[3]")}) ==
-        "input port 2: output_shape must have 2 values, one per spatial axis, got 3");
+  CHECK(
+      error_of(deconv2d(), {info(ElementType::f32, "[1,3,8,8]"),
+                            info(ElementType::f32, "[3,4,3,3]"), info(ElementType::i64, "[3]")}) ==
+      "input port 2: output_shape must have 2 values, one per spatial axis, got 3");
   const Tensor negative = i64s({4, -1});
   for (const Phase phase : {Phase::load, Phase::run}) {
     auto op = deconv2d().op();
@@ -383,6 +384,21 @@ TEST_CASE("ConvolutionBackpropData on small cases worked out by hand") {
   // Larger than the full output: zeros past it.
   CHECK(run_1d({false, {2}, {1}, {0}, {0}, {}, "valid"}, std::vector<std::int64_t>{9}) ==
         std::vector<double>{1, 1, 3, 2, 5, 3, 3, 0, 0});
+  // output_shape as i32, and an empty output.
+  {
+    OpTester t = Deconv{false, {2}, {1}, {0}, {0}, {}, "same_upper"}.tester();
+    t.input_parameter("x", tensor(ElementType::f32, {1, 1, 3}, {1, 2, 3}));
+    t.input_const("w", tensor(ElementType::f32, {1, 1, 3}, {1, 1, 1}));
+    t.input_parameter("s", tensor(ElementType::i32, {1}, {4}));
+    CHECK(doubles(t.run()[0]) == std::vector<double>{3, 2, 5, 3});
+  }
+  {
+    OpTester t = Deconv{false, {2}, {1}, {0}, {0}, {}, "explicit"}.tester();
+    t.input_parameter("x", tensor(ElementType::f32, {1, 1, 3}, {1, 2, 3}));
+    t.input_const("w", tensor(ElementType::f32, {1, 1, 3}, {1, 1, 1}));
+    t.input_parameter("s", tensor(ElementType::i64, {1}, {0}));
+    CHECK(to_string(t.run()[0].shape()) == "[1,1,0]");
+  }
   // Dilation 2, two taps [1, 10] over 1, 2 with stride 1: 1, 2, 10, 20.
   {
     OpTester t = Deconv{false, {1}, {2}, {0}, {0}, {}, "explicit"}.tester();

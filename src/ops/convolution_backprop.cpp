@@ -109,9 +109,7 @@ struct BackpropGeometry {
   std::int64_t in_size() const { return in[0] * in[1] * in[2]; }
   std::int64_t out_size() const { return out[0] * out[1] * out[2]; }
   std::int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
-  std::int64_t weight_count() const {
-    return groups * in_channels * out_channels * kernel_size();
-  }
+  std::int64_t weight_count() const { return groups * in_channels * out_channels * kernel_size(); }
 };
 
 /// The filters as floats, [groups, C_OUT, C_IN, kernel...], from [groups, C_IN, C_OUT, kernel...]
@@ -145,8 +143,7 @@ struct Buffers {
   std::span<float> rows;
 };
 
-Buffers take_buffers(const Scratch& s, const BackpropGeometry& g, bool prepared,
-                     unsigned threads) {
+Buffers take_buffers(const Scratch& s, const BackpropGeometry& g, bool prepared, unsigned threads) {
   Buffers b;
   if (!prepared) b.filters = s.take<float>(static_cast<std::size_t>(g.weight_count()));
   b.rows = s.take<float>(static_cast<std::size_t>(g.out[2]) * threads);
@@ -169,57 +166,58 @@ void backprop(const Parallel& par, const BackpropGeometry& g, const T* x, const 
   // A row's work is about its pixels times the terms each one takes.
   const std::int64_t work = std::max<std::int64_t>(
       1, ow * g.in_channels * kernel / (g.stride[0] * g.stride[1] * g.stride[2]));
-  par.for_range(
-      static_cast<std::size_t>(units),
-      static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / work)),
-      [&](std::size_t first, std::size_t last, std::size_t chunk) {
-        float* const acc = b.rows.data() + chunk * static_cast<std::size_t>(ow);
-        for (std::size_t t = first; t < last; ++t) {
-          const auto u = static_cast<std::int64_t>(t);
-          const std::int64_t row = u % rows;
-          const std::int64_t plane = u / rows;  // (image, group, output channel)
-          const std::int64_t co = plane % g.out_channels;
-          const std::int64_t image_group = plane / g.out_channels;
-          const std::int64_t group = image_group % g.groups;
-          const std::int64_t od = row / g.out[1], oh = row % g.out[1];
-          const T* xg = x + image_group * g.in_channels * g.in_size();
-          const float* wc = w + (group * g.out_channels + co) * g.in_channels * kernel;
-          std::fill_n(acc, ow, 0.0f);
-          for (std::int64_t ci = 0; ci < g.in_channels; ++ci) {
-            const T* plane_x = xg + ci * g.in_size();
-            const float* wk = wc + ci * kernel;
-            for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-              const std::int64_t id =
-                  source(od, kd, g.stride[0], g.dilation[0], g.pad_begin[0], g.in[0]);
-              if (id < 0) continue;
-              for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-                const std::int64_t ih =
-                    source(oh, kh, g.stride[1], g.dilation[1], g.pad_begin[1], g.in[1]);
-                if (ih < 0) continue;
-                const T* in_row = plane_x + (id * g.in[1] + ih) * iw;
-                const float* taps = wk + (kd * g.kernel[1] + kh) * g.kernel[2];
-                for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                  const float weight = taps[kw];
-                  // The outputs o >= 0 with o + pad - kw * dilation a multiple of the stride
-                  // and its quotient i in [0, iw): o = i * stride + kw * dilation - pad.
-                  const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
-                  std::int64_t i = offset >= 0 ? 0 : (-offset + g.stride[2] - 1) / g.stride[2];
-                  for (std::int64_t o = i * g.stride[2] + offset; i < iw && o < ow;
-                       ++i, o += g.stride[2])
-                    acc[o] = acc[o] + weight * static_cast<float>(in_row[i]);
-                }
-              }
-            }
-          }
-          T* dst = y + plane * g.out_size() + row * ow;
-          for (std::int64_t o = 0; o < ow; ++o) {
-            if constexpr (std::is_same_v<T, float>)
-              dst[o] = acc[o];
-            else
-              dst[o] = T(acc[o]);
-          }
-        }
-      });
+  par.for_range(static_cast<std::size_t>(units),
+                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / work)),
+                [&](std::size_t first, std::size_t last, std::size_t chunk) {
+                  float* const acc = b.rows.data() + chunk * static_cast<std::size_t>(ow);
+                  for (std::size_t t = first; t < last; ++t) {
+                    const auto u = static_cast<std::int64_t>(t);
+                    const std::int64_t row = u % rows;
+                    const std::int64_t plane = u / rows;  // (image, group, output channel)
+                    const std::int64_t co = plane % g.out_channels;
+                    const std::int64_t image_group = plane / g.out_channels;
+                    const std::int64_t group = image_group % g.groups;
+                    const std::int64_t od = row / g.out[1], oh = row % g.out[1];
+                    const T* xg = x + image_group * g.in_channels * g.in_size();
+                    const float* wc = w + (group * g.out_channels + co) * g.in_channels * kernel;
+                    std::fill_n(acc, ow, 0.0f);
+                    for (std::int64_t ci = 0; ci < g.in_channels; ++ci) {
+                      const T* plane_x = xg + ci * g.in_size();
+                      const float* wk = wc + ci * kernel;
+                      for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+                        const std::int64_t id =
+                            source(od, kd, g.stride[0], g.dilation[0], g.pad_begin[0], g.in[0]);
+                        if (id < 0) continue;
+                        for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+                          const std::int64_t ih =
+                              source(oh, kh, g.stride[1], g.dilation[1], g.pad_begin[1], g.in[1]);
+                          if (ih < 0) continue;
+                          const T* in_row = plane_x + (id * g.in[1] + ih) * iw;
+                          const float* taps = wk + (kd * g.kernel[1] + kh) * g.kernel[2];
+                          for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                            const float weight = taps[kw];
+                            // The outputs o >= 0 with o + pad - kw * dilation a multiple of the
+                            // stride and its quotient i in [0, iw): o = i * stride + kw * dilation
+                            // - pad.
+                            const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
+                            std::int64_t i =
+                                offset >= 0 ? 0 : (-offset + g.stride[2] - 1) / g.stride[2];
+                            for (std::int64_t o = i * g.stride[2] + offset; i < iw && o < ow;
+                                 ++i, o += g.stride[2])
+                              acc[o] = acc[o] + weight * static_cast<float>(in_row[i]);
+                          }
+                        }
+                      }
+                    }
+                    T* dst = y + plane * g.out_size() + row * ow;
+                    for (std::int64_t o = 0; o < ow; ++o) {
+                      if constexpr (std::is_same_v<T, float>)
+                        dst[o] = acc[o];
+                      else
+                        dst[o] = T(acc[o]);
+                    }
+                  }
+                });
 }
 
 /// Filters made ready for the kernel when the model loads.
@@ -295,8 +293,7 @@ class ConvolutionBackpropOp final : public Op {
       using T = typename decltype(tag)::type;
       if constexpr (has_kernel<T>) {
         prepared = std::make_shared<PreparedBackpropWeights>();
-        prepared->weights =
-            std::make_unique<float[]>(static_cast<std::size_t>(g.weight_count()));
+        prepared->weights = std::make_unique<float[]>(static_cast<std::size_t>(g.weight_count()));
         arrange_filters(filters->data<T>(), g, prepared->weights.get());
       }
     });
@@ -369,8 +366,9 @@ class ConvolutionBackpropOp final : public Op {
     const std::size_t spatial = attributes_.strides.size();
     if (shape.shape.rank_is_static()) {
       if (shape.shape.rank() != 1)
-        input_error(2, fmt::format("output_shape must be 1-D (the output's spatial extents), got {}",
-                                   to_string(shape.shape)));
+        input_error(2,
+                    fmt::format("output_shape must be 1-D (the output's spatial extents), got {}",
+                                to_string(shape.shape)));
       const Dimension& length = shape.shape[0];
       if (length.is_static() && length.value() != static_cast<std::int64_t>(spatial))
         input_error(2, fmt::format("output_shape must have {} values, one per spatial axis, got {}",
@@ -445,9 +443,8 @@ class ConvolutionBackpropOp final : public Op {
         // The padding that trims the full output to output_shape, split in two: the odd
         // element at the beginning for same_upper, at the end for same_lower (OpenVINO's).
         const std::int64_t window = g.dilation[a] * (g.kernel[a] - 1) + 1;
-        const std::int64_t total =
-            std::max<std::int64_t>(0, (g.in[a] - 1) * g.stride[a] + window - g.out[a] +
-                                          attributes_.out_pad(i));
+        const std::int64_t total = std::max<std::int64_t>(
+            0, (g.in[a] - 1) * g.stride[a] + window - g.out[a] + attributes_.out_pad(i));
         g.pad_begin[a] =
             attributes_.auto_pad == AutoPad::same_upper ? total - total / 2 : total / 2;
       }
@@ -458,8 +455,8 @@ class ConvolutionBackpropOp final : public Op {
 
   std::size_t scratch(std::span<const Tensor> inputs, std::span<const Tensor> outputs,
                       unsigned threads, bool prepared) const {
-    const BackpropGeometry g = geometry(inputs[0].shape(), inputs[1].shape(), outputs[0].shape(),
-                                        inputs.size() > 2);
+    const BackpropGeometry g =
+        geometry(inputs[0].shape(), inputs[1].shape(), outputs[0].shape(), inputs.size() > 2);
     return Scratch::bytes_of(
         [&](const Scratch& s) { (void)take_buffers(s, g, prepared, threads); });
   }

@@ -49,8 +49,8 @@ inline std::vector<double> convolution_backprop(const std::vector<double>& x, co
         bool inside = true;
         for (std::size_t a = 0; a < spatial; ++a) {
           const std::int64_t p = static_cast<std::int64_t>(xc[2 + a]) * plan.strides[a] +
-                                  static_cast<std::int64_t>(kc[a]) * plan.dilations[a] -
-                                  plan.pad_begin[a];
+                                 static_cast<std::int64_t>(kc[a]) * plan.dilations[a] -
+                                 plan.pad_begin[a];
           if (p < 0 || p >= plan.out[a]) inside = false;
           yc.push_back(static_cast<std::size_t>(p));
         }
