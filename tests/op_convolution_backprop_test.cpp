@@ -399,6 +399,20 @@ TEST_CASE("ConvolutionBackpropData on small cases worked out by hand") {
     t.input_parameter("s", tensor(ElementType::i64, {1}, {0}));
     CHECK(to_string(t.run()[0].shape()) == "[1,1,0]");
   }
+  // No terms: data with an empty spatial axis, or no channels, gives zeros (every element
+  // written: the output starts as junk).
+  {
+    auto op = Deconv{false, {2}, {1}, {0}, {0}, {}, "explicit"}.op();
+    const Tensor out =
+        run(*op, {tensor(ElementType::f32, {1, 1, 0}, {}),
+                  tensor(ElementType::f32, {1, 2, 3}, {1, 1, 1, 1, 1, 1}), i64s({3})});
+    CHECK(to_string(out.shape()) == "[1,2,3]");
+    CHECK(doubles(out) == std::vector<double>(6, 0.0));
+    const Tensor none = run(
+        *op, {tensor(ElementType::bf16, {2, 0, 2}, {}), tensor(ElementType::bf16, {0, 1, 2}, {})});
+    CHECK(to_string(none.shape()) == "[2,1,4]");
+    CHECK(doubles(none) == std::vector<double>(8, 0.0));
+  }
   // Dilation 2, two taps [1, 10] over 1, 2 with stride 1: 1, 2, 10, 20.
   {
     OpTester t = Deconv{false, {1}, {2}, {0}, {0}, {}, "explicit"}.tester();

@@ -5,12 +5,15 @@
 // float and rounded once.
 //
 // Output element o along an axis takes the input elements i and kernel positions k with
-// o + pad_begin = i * stride + k * dilation. The kernel computes each output row directly from
-// that rule (a gather, not the scatter of the definition), so every output element is one sum in
-// an order set by the geometry alone: over input channels, then kernel positions, increasing.
-// Threads split output rows, never a sum: the same bits on any number of threads. The filters
-// are converted to float and laid out [groups, C_OUT, C_IN, kernel...] for that loop, once when
-// they are a Const (prepare()), else per call into scratch.
+// o + pad_begin = i * stride + k * dilation. Per image and group, one GEMM multiplies the data
+// [C_IN, pixels] by the filters [C_IN, C_OUT x kernel positions] into columns (what each input
+// pixel gives each output channel at each kernel position), and col2im gathers, for each
+// output element, the columns that land on it, kernel positions in increasing order. Every
+// output element is thus one sum in an order set by the geometry alone; threads split GEMM
+// tiles and output rows, never a sum, so results are the same bits on any number of threads.
+// f16 and bf16 data are converted to float for the GEMM, and the columns are float: one
+// rounding, at the end. Filters that are a Const are packed for the GEMM once, when the model
+// loads (prepare()), else per call into scratch.
 
 #include <fmt/format.h>
 
@@ -26,6 +29,7 @@
 #include "irlite/element_dispatch.hpp"
 #include "irlite/float16.hpp"
 #include "irlite/scratch.hpp"
+#include "kernels/gemm.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
@@ -109,22 +113,7 @@ struct BackpropGeometry {
   std::int64_t in_size() const { return in[0] * in[1] * in[2]; }
   std::int64_t out_size() const { return out[0] * out[1] * out[2]; }
   std::int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
-  std::int64_t weight_count() const { return groups * in_channels * out_channels * kernel_size(); }
 };
-
-/// The filters as floats, [groups, C_OUT, C_IN, kernel...], from [groups, C_IN, C_OUT, kernel...]
-/// : the loop then reads one output channel's weights contiguously.
-template <class T>
-void arrange_filters(const T* filters, const BackpropGeometry& g, float* out) {
-  const std::int64_t kernel = g.kernel_size();
-  for (std::int64_t group = 0; group < g.groups; ++group)
-    for (std::int64_t ci = 0; ci < g.in_channels; ++ci)
-      for (std::int64_t co = 0; co < g.out_channels; ++co) {
-        const T* src = filters + ((group * g.in_channels + ci) * g.out_channels + co) * kernel;
-        float* dst = out + ((group * g.out_channels + co) * g.in_channels + ci) * kernel;
-        for (std::int64_t k = 0; k < kernel; ++k) dst[k] = static_cast<float>(src[k]);
-      }
-}
 
 /// The input index i with o + pad = i * stride + k * dilation along an axis of `extent` input
 /// elements, or -1 when there is none.
@@ -136,54 +125,64 @@ inline std::int64_t source(std::int64_t o, std::int64_t k, std::int64_t stride,
   return i < extent ? i : -1;
 }
 
+/// The GEMM's sizes for one image's group: m input pixels, k input channels, n = output
+/// channels x kernel positions.
+std::int64_t gemm_n(const BackpropGeometry& g) {
+  return g.out_channels * g.kernel_size();
+}
+
+/// Whether there is anything to multiply: otherwise the output is zeros.
+bool has_terms(const BackpropGeometry& g) {
+  return g.in_size() > 0 && g.in_channels > 0;
+}
+
 /// What the kernel takes from its scratch, by one function for the counting run and the real
-/// one: the arranged filters when not prepared, and a row of sums per chunk of work.
+/// one.
 struct Buffers {
-  std::span<float> filters;
-  std::span<float> rows;
+  std::span<float> packed;   ///< the filters packed for the GEMM, when not prepared
+  std::span<float> data;     ///< one image's group as floats, for f16 and bf16
+  std::span<float> columns;  ///< the GEMM's result: [C_OUT x kernel positions, input pixels]
+  std::span<float> rows;     ///< a row of sums per chunk of work
+  Scratch::Slices gemm;      ///< the GEMM's buffers
 };
 
+template <class T>
 Buffers take_buffers(const Scratch& s, const BackpropGeometry& g, bool prepared, unsigned threads) {
   Buffers b;
-  if (!prepared) b.filters = s.take<float>(static_cast<std::size_t>(g.weight_count()));
+  if (has_terms(g)) {
+    const GemmIsa isa = gemm_isa();
+    if (!prepared)
+      b.packed =
+          s.take<float>(PackedB::bytes(g.groups, g.in_channels, gemm_n(g), isa) / sizeof(float));
+    if (!std::is_same_v<T, float>)
+      b.data = s.take<float>(static_cast<std::size_t>(g.in_channels * g.in_size()));
+    b.columns = s.take<float>(static_cast<std::size_t>(gemm_n(g) * g.in_size()));
+    b.gemm = s.slices(1, gemm_scratch(g.in_size(), gemm_n(g), g.in_channels, 0, threads, isa));
+  }
   b.rows = s.take<float>(static_cast<std::size_t>(g.out[2]) * threads);
   return b;
 }
 
+/// One image's group: y[C_OUT, out...] from the columns, each output element the sum over
+/// kernel positions, in increasing order, of the column entry of the input pixel that lands on
+/// it. Threads split the output rows.
 template <class T>
-void backprop(const Parallel& par, const BackpropGeometry& g, const T* x, const T* filters,
-              const float* prepared, T* y, const Scratch& scratch) {
-  if (g.batch == 0 || g.groups == 0 || g.out_channels == 0 || g.out_size() == 0) return;
-  const Buffers b = take_buffers(scratch, g, prepared != nullptr, par.threads());
-  const float* w = prepared;
-  if (!w) {
-    arrange_filters(filters, g, b.filters.data());
-    w = b.filters.data();
-  }
+void col2im(const Parallel& par, const BackpropGeometry& g, const float* columns,
+            std::span<float> rows_buffer, T* y) {
   const std::int64_t rows = g.out[0] * g.out[1], ow = g.out[2], iw = g.in[2];
-  const std::int64_t kernel = g.kernel_size();
-  const std::int64_t units = g.batch * g.groups * g.out_channels * rows;
-  // A row's work is about its pixels times the terms each one takes.
-  const std::int64_t work = std::max<std::int64_t>(
-      1, ow * g.in_channels * kernel / (g.stride[0] * g.stride[1] * g.stride[2]));
+  const std::int64_t kernel = g.kernel_size(), in_size = g.in_size();
+  const std::int64_t units = g.out_channels * rows;
+  const std::int64_t work = std::max<std::int64_t>(1, ow * kernel / (g.stride[0] * g.stride[1]));
   par.for_range(static_cast<std::size_t>(units),
                 static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / work)),
                 [&](std::size_t first, std::size_t last, std::size_t chunk) {
-                  float* const acc = b.rows.data() + chunk * static_cast<std::size_t>(ow);
+                  float* const acc = rows_buffer.data() + chunk * static_cast<std::size_t>(ow);
                   for (std::size_t t = first; t < last; ++t) {
                     const auto u = static_cast<std::int64_t>(t);
-                    const std::int64_t row = u % rows;
-                    const std::int64_t plane = u / rows;  // (image, group, output channel)
-                    const std::int64_t co = plane % g.out_channels;
-                    const std::int64_t image_group = plane / g.out_channels;
-                    const std::int64_t group = image_group % g.groups;
+                    const std::int64_t co = u / rows, row = u % rows;
                     const std::int64_t od = row / g.out[1], oh = row % g.out[1];
-                    const T* xg = x + image_group * g.in_channels * g.in_size();
-                    const float* wc = w + (group * g.out_channels + co) * g.in_channels * kernel;
                     std::fill_n(acc, ow, 0.0f);
-                    for (std::int64_t ci = 0; ci < g.in_channels; ++ci) {
-                      const T* plane_x = xg + ci * g.in_size();
-                      const float* wk = wc + ci * kernel;
+                    if (has_terms(g))
                       for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd) {
                         const std::int64_t id =
                             source(od, kd, g.stride[0], g.dilation[0], g.pad_begin[0], g.in[0]);
@@ -192,10 +191,10 @@ void backprop(const Parallel& par, const BackpropGeometry& g, const T* x, const 
                           const std::int64_t ih =
                               source(oh, kh, g.stride[1], g.dilation[1], g.pad_begin[1], g.in[1]);
                           if (ih < 0) continue;
-                          const T* in_row = plane_x + (id * g.in[1] + ih) * iw;
-                          const float* taps = wk + (kd * g.kernel[1] + kh) * g.kernel[2];
                           for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                            const float weight = taps[kw];
+                            const std::int64_t k = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
+                            const float* src =
+                                columns + (co * kernel + k) * in_size + (id * g.in[1] + ih) * iw;
                             // The outputs o >= 0 with o + pad - kw * dilation a multiple of the
                             // stride and its quotient i in [0, iw): o = i * stride + kw * dilation
                             // - pad.
@@ -204,12 +203,11 @@ void backprop(const Parallel& par, const BackpropGeometry& g, const T* x, const 
                                 offset >= 0 ? 0 : (-offset + g.stride[2] - 1) / g.stride[2];
                             for (std::int64_t o = i * g.stride[2] + offset; i < iw && o < ow;
                                  ++i, o += g.stride[2])
-                              acc[o] = acc[o] + weight * static_cast<float>(in_row[i]);
+                              acc[o] = acc[o] + src[i];
                           }
                         }
                       }
-                    }
-                    T* dst = y + plane * g.out_size() + row * ow;
+                    T* dst = y + co * g.out_size() + row * ow;
                     for (std::int64_t o = 0; o < ow; ++o) {
                       if constexpr (std::is_same_v<T, float>)
                         dst[o] = acc[o];
@@ -220,9 +218,61 @@ void backprop(const Parallel& par, const BackpropGeometry& g, const T* x, const 
                 });
 }
 
+/// Per image and group, the GEMM columns[pixel][(co, k)] = sum over input channels ci of
+/// x[ci][pixel] * w[ci][co][k] (each filter group is the GEMM's B as it is stored, k x n), then
+/// col2im. Every output element is thus one sum over kernel positions of sums over input
+/// channels, in an order set by the geometry alone.
+template <class T>
+void backprop(const Parallel& par, const BackpropGeometry& g, const T* x, const T* filters,
+              const PackedB* prepared, T* y, const Scratch& scratch) {
+  if (g.batch == 0 || g.groups == 0 || g.out_channels == 0 || g.out_size() == 0) return;
+  const Buffers b = take_buffers<T>(scratch, g, prepared != nullptr, par.threads());
+  if (!has_terms(g)) {
+    for (std::int64_t plane = 0; plane < g.batch * g.groups; ++plane)
+      col2im(par, g, nullptr, b.rows, y + plane * g.out_channels * g.out_size());
+    return;
+  }
+  const PackedB lent = prepared ? PackedB()
+                                : PackedB(filters, g.groups, g.in_channels, gemm_n(g),
+                                          /*transposed=*/false, b.packed.data(), gemm_isa(), par);
+  const PackedB& packed = prepared ? *prepared : lent;
+  const std::int64_t in_size = g.in_size();
+  for (std::int64_t n = 0; n < g.batch; ++n)
+    for (std::int64_t group = 0; group < g.groups; ++group) {
+      const std::int64_t image_group = n * g.groups + group;
+      const T* xg = x + image_group * g.in_channels * in_size;
+      const float* a = nullptr;
+      if constexpr (std::is_same_v<T, float>) {
+        a = xg;
+      } else {
+        const std::int64_t count = g.in_channels * in_size;
+        par.for_range(static_cast<std::size_t>(count), 1 << 14,
+                      [&](std::size_t first, std::size_t last, std::size_t) {
+                        for (std::size_t i = first; i < last; ++i)
+                          b.data[i] = static_cast<float>(xg[i]);
+                      });
+        a = b.data.data();
+      }
+      const Scratch gemm_scratch = b.gemm[0];
+      GemmArgs<float> args;
+      args.m = in_size;
+      args.n = gemm_n(g);
+      args.k = g.in_channels;
+      args.a = a;
+      args.transpose_a = true;  // x is [C_IN, pixels]: A transposed
+      args.c = b.columns.data();
+      args.transpose_c = true;  // columns [(co, k), pixels]
+      args.ldc = in_size;
+      args.b_index = &group;
+      args.scratch = &gemm_scratch;
+      gemm(par, args, packed);
+      col2im(par, g, b.columns.data(), b.rows, y + image_group * g.out_channels * g.out_size());
+    }
+}
+
 /// Filters made ready for the kernel when the model loads.
 struct PreparedBackpropWeights final : PreparedData {
-  std::unique_ptr<float[]> weights;
+  PackedB packed;
 };
 
 class ConvolutionBackpropOp final : public Op {
@@ -293,8 +343,8 @@ class ConvolutionBackpropOp final : public Op {
       using T = typename decltype(tag)::type;
       if constexpr (has_kernel<T>) {
         prepared = std::make_shared<PreparedBackpropWeights>();
-        prepared->weights = std::make_unique<float[]>(static_cast<std::size_t>(g.weight_count()));
-        arrange_filters(filters->data<T>(), g, prepared->weights.get());
+        prepared->packed = PackedB(filters->data<T>(), g.groups, g.in_channels, gemm_n(g),
+                                   /*transposed=*/false);
       }
     });
     return prepared;
@@ -319,7 +369,7 @@ class ConvolutionBackpropOp final : public Op {
   void execute_prepared(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                         const ExecContext& context, const PreparedData& prepared) const override {
     const auto* weights = dynamic_cast<const PreparedBackpropWeights*>(&prepared);
-    run(inputs, outputs, context, weights ? weights->weights.get() : nullptr);
+    run(inputs, outputs, context, weights ? &weights->packed : nullptr);
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
@@ -457,12 +507,18 @@ class ConvolutionBackpropOp final : public Op {
                       unsigned threads, bool prepared) const {
     const BackpropGeometry g =
         geometry(inputs[0].shape(), inputs[1].shape(), outputs[0].shape(), inputs.size() > 2);
-    return Scratch::bytes_of(
-        [&](const Scratch& s) { (void)take_buffers(s, g, prepared, threads); });
+    std::size_t bytes = 0;
+    dispatch_numeric(inputs[0].element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (has_kernel<T>)
+        bytes = Scratch::bytes_of(
+            [&](const Scratch& s) { (void)take_buffers<T>(s, g, prepared, threads); });
+    });
+    return bytes;
   }
 
   void run(std::span<const Tensor> inputs, std::span<Tensor> outputs, const ExecContext& context,
-           const float* weights) const {
+           const PackedB* weights) const {
     const Tensor& data = inputs[0];
     const Tensor& filters = inputs[1];
     const BackpropGeometry g =
