@@ -551,7 +551,7 @@ TEST_CASE("ConvolutionBackpropData gives the same bits on any number of threads"
       const std::vector<OutputInfo> outs = infer_at_run_time(*op, inputs, 1);
       const Tensor one = allocate_and_execute(*op, inputs, outs)[0];
       check_close(g.deconv, x, w, one);
-      // Filters arranged as when the model loads.
+      // Filters packed as when the model loads.
       const std::vector<ValueInfo> infos{info(type, "[...]"), info(w)};
       const std::shared_ptr<const PreparedData> prepared = op->prepare(infos);
       REQUIRE(prepared != nullptr);
@@ -559,8 +559,8 @@ TEST_CASE("ConvolutionBackpropData gives the same bits on any number of threads"
         const ExecContext context{Parallel(pool)};
         const Tensor split = allocate_and_execute(*op, inputs, outs, context)[0];
         CHECK(std::memcmp(split.data(), one.data(), one.byte_size()) == 0);
-        Tensor arranged(one.element_type(), one.shape());
-        std::vector<Tensor> outputs{arranged};
+        Tensor packed(one.element_type(), one.shape());
+        std::vector<Tensor> outputs{packed};
         op->execute_prepared(inputs, outputs, context, *prepared);
         CHECK(std::memcmp(outputs[0].data(), one.data(), one.byte_size()) == 0);
       }

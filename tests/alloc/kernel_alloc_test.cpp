@@ -365,8 +365,8 @@ TEST_CASE("Convolution takes its patches, packed filters and GEMM buffers from t
     }
 }
 
-TEST_CASE("ConvolutionBackpropData takes its filters and row sums from the arena") {
-  // Filters given as a Parameter, so that they are arranged into scratch at every call; an
+TEST_CASE("ConvolutionBackpropData takes its packed filters, columns and row sums from the arena") {
+  // Filters given as a Parameter, so that they are packed into scratch at every call; an
   // output_shape Parameter, read at every run.
   struct Case {
     const char* type;
