@@ -218,6 +218,17 @@ TEST_CASE("ConvolutionBackpropData shape rule with output_shape") {
         "[1,4,9,12]");
   CHECK(shape_of(grouped(deconv2d(2, 0, "valid")), "[?,6,?,?]", "[2,3,5,3,3]", "[2]", &given) ==
         "[?,10,9,12]");
+  // Not a Const but with known bounds (as from a ShapeOf): the intervals they give.
+  {
+    const Tensor lower = i64s({4, 6}), upper = i64s({8, 6});
+    ValueInfo bounded = info(ElementType::i64, "[2]");
+    bounded.lower = &lower;
+    bounded.upper = &upper;
+    CHECK(to_string(
+              infer_outputs(*deconv2d(2, 1).op(), {info(ElementType::f32, "[1,3,5,6]"),
+                                                   info(ElementType::f32, "[3,4,3,3]"), bounded})[0]
+                  .shape) == "[1,4,4..8,6]");
+  }
   // Not a Const: as many unknown extents as it has values.
   CHECK(shape_of(deconv2d(2, 1), "[1,3,5,6]", "[3,4,3,3]", "[2]", nullptr) == "[1,4,?,?]");
   CHECK(shape_of(deconv2d(2, 1), "[1,3,5,6]", "[3,4,3,3]", "[?]", nullptr) == "[1,4,?,?]");
