@@ -190,6 +190,11 @@ TEST_CASE("ConvolutionBackpropData shape rule without output_shape") {
   // (in - 1) * stride + (kernel - 1) * dilation + 1 - pads: a 2x upsampling 4x4 kernel.
   CHECK(shape_of(deconv2d(2, 1), "[1,64,8,8]", "[64,32,4,4]") == "[1,32,16,16]");
   CHECK(shape_of(deconv2d(1, 0), "[2,3,5,7]", "[3,4,3,3]") == "[2,4,7,9]");
+  // The specification's examples: stride 2 with pads 1, and stride 3 with output_padding 2.
+  CHECK(shape_of(deconv2d(2, 1), "[1,20,224,224]", "[20,10,3,3]") == "[1,10,447,447]");
+  CHECK(shape_of({false, {3, 3}, {1, 1}, {0, 0}, {0, 0}, {2, 2}, "explicit"}, "[1,20,2,2]",
+                 "[20,10,3,3]") == "[1,10,8,8]");
+
   // Uneven pads and dilation: (10 - 1) * 3 + 2 * 2 + 1 - 1 - 2 = 29.
   CHECK(shape_of({false, {3, 1}, {2, 1}, {1, 0}, {2, 0}, {}, "explicit"}, "[1,1,10,4]",
                  "[1,1,3,1]") == "[1,1,29,4]");
