@@ -366,6 +366,46 @@ TEST_CASE("Convolution takes its patches, packed filters and GEMM buffers from t
     }
 }
 
+TEST_CASE("ConvolutionBackpropData takes its packed filters, columns and row sums from the arena") {
+  // Filters given as a Parameter, so that they are packed into scratch at every call; an
+  // output_shape Parameter, read at every run.
+  struct Case {
+    const char* type;
+    Shape filters;
+    std::int64_t channels;
+  };
+  const Case cases[] = {
+      {"ConvolutionBackpropData", {16, 8, 3, 3}, 16},
+      {"GroupConvolutionBackpropData", {4, 4, 2, 3, 3}, 16},
+  };
+  for (const ElementType type : {ElementType::f32, ElementType::bf16})
+    for (const Case& c : cases)
+      for (const bool given_shape : {false, true}) {
+        CAPTURE(to_string(type));
+        CAPTURE(std::string(c.type));
+        CAPTURE(given_shape);
+        OpTester t(c.type, "opset1");
+        t.attr("strides", "2,2")
+            .attr("dilations", "1,1")
+            .attr("pads_begin", "1,1")
+            .attr("pads_end", "1,1")
+            .attr("auto_pad", given_shape ? "same_upper" : "explicit");
+        t.input_parameter("x", type, any_shape(4));
+        t.input_parameter("w", type, PartialShape::from_shape(c.filters));
+        const auto value = [](std::size_t i) { return static_cast<double>(i % 7) * 0.125; };
+        const Tensor w = filled(type, c.filters, value);
+        std::vector<Tensor> small{filled(type, {1, c.channels, 6, 6}, value), w};
+        std::vector<Tensor> large{filled(type, {1, c.channels, 60, 65}, value), w};
+        if (given_shape) {
+          t.input_parameter("s", ElementType::i64, PartialShape::from_shape({2}));
+          small.push_back(filled(ElementType::i64, {2}, [](std::size_t) { return 12; }));
+          large.push_back(
+              filled(ElementType::i64, {2}, [](std::size_t i) { return i == 0 ? 120 : 130; }));
+        }
+        check_no_data_sized_allocation(t, small, large);
+      }
+}
+
 TEST_CASE("pools take their row buffers from the arena and allocate nothing else") {
   struct Case {
     const char* op;
