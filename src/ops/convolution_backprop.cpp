@@ -30,47 +30,25 @@
 #include "irlite/float16.hpp"
 #include "irlite/scratch.hpp"
 #include "kernels/gemm.hpp"
+#include "ops/convolution_common.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
 namespace irlite {
 namespace {
 
-enum class AutoPad { explicit_pads, valid, same_upper, same_lower };
+using conv::add;
+using conv::AutoPad;
+using conv::conv_types;
+using conv::has_kernel;
+using conv::multiply;
 
-// `notset` is an older name for explicit padding, which some IR writes.
-constexpr std::string_view kAutoPadWords[] = {"explicit", "notset", "valid", "same_upper",
-                                              "same_lower"};
-constexpr AutoPad kAutoPadValues[] = {AutoPad::explicit_pads, AutoPad::explicit_pads,
-                                      AutoPad::valid, AutoPad::same_upper, AutoPad::same_lower};
-
-bool all_positive(const Shape& values) {
-  return std::all_of(values.begin(), values.end(), [](std::int64_t v) { return v > 0; });
-}
-
-/// The attributes, read and printed from this one description. strides sets the number of
-/// spatial axes; the pads are read in every mode but used only with explicit padding.
-struct BackpropAttributes {
-  Shape strides, pads_begin, pads_end, dilations, output_padding;
-  AutoPad auto_pad = AutoPad::explicit_pads;
+/// The window attributes and output_padding, read and printed from this one description.
+struct BackpropAttributes : conv::WindowAttributes {
+  Shape output_padding;
 
   void visit(AttributeVisitor& v) {
-    v.on("strides", strides);
-    v.require("strides", !strides.empty() && strides.size() <= 3,
-              "expected 1 to 3 values, one per spatial axis");
-    v.require("strides", all_positive(strides), "expected positive values");
-    v.on("pads_begin", pads_begin);
-    v.on("pads_end", pads_end);
-    v.on("dilations", dilations);
-    v.require("dilations", dilations.size() == strides.size(),
-              "expected one value per spatial axis, as many as strides has");
-    v.require("dilations", all_positive(dilations), "expected positive values");
-    v.on("auto_pad", auto_pad, kAutoPadWords, kAutoPadValues, AutoPad::explicit_pads);
-    const bool explicit_pads = auto_pad == AutoPad::explicit_pads;
-    v.require("pads_begin", !explicit_pads || pads_begin.size() == strides.size(),
-              "expected one value per spatial axis, as many as strides has");
-    v.require("pads_end", !explicit_pads || pads_end.size() == strides.size(),
-              "expected one value per spatial axis, as many as strides has");
+    WindowAttributes::visit(v);
     // Absent or empty: no output padding.
     v.on_whole_numbers("output_padding", output_padding, Shape{});
     v.require("output_padding", output_padding.empty() || output_padding.size() == strides.size(),
@@ -81,26 +59,6 @@ struct BackpropAttributes {
     return output_padding.empty() ? 0 : output_padding[i];
   }
 };
-
-template <class T>
-inline constexpr bool has_kernel =
-    std::is_same_v<T, float> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-
-std::vector<ElementType> conv_types() {
-  return {ElementType::f32, ElementType::f16, ElementType::bf16};
-}
-
-std::int64_t add(std::int64_t a, std::int64_t b) {
-  return a > std::numeric_limits<std::int64_t>::max() - b ? std::numeric_limits<std::int64_t>::max()
-                                                          : a + b;
-}
-
-/// a * b over intervals of non-negative extents.
-Dimension multiply(const Dimension& a, const Dimension& b) {
-  const bool bounded = a.has_upper_bound() && b.has_upper_bound();
-  return Dimension(saturating_mul(a.min(), b.min()),
-                   bounded ? saturating_mul(a.max(), b.max()) : Dimension::unbounded);
-}
 
 /// One transposed convolution as the kernel sees it, the spatial axes padded to three at the
 /// front (a 1-D or 2-D one is a 3-D one whose leading axes have extent 1).
@@ -284,33 +242,13 @@ class ConvolutionBackpropOp final : public Op {
                                        Phase phase) const override {
     const ValueInfo& data = inputs[0];
     const ValueInfo& filters = inputs[1];
-    if (filters.type != data.type)
-      input_error(1, fmt::format("filters must have data's element type {}, got {}",
-                                 to_string(data.type), to_string(filters.type)));
     const std::size_t spatial = attributes_.strides.size();
     const auto rank = static_cast<std::int64_t>(spatial + 2);
     const auto filters_rank = static_cast<std::int64_t>(this->filters_rank());
+    conv::check_inputs(data, filters, spatial, filters_rank, layout());
     const bool data_known = data.shape.rank_is_static();
     const bool filters_known = filters.shape.rank_is_static();
-    if (data_known && data.shape.rank() != rank) {
-      if (data.shape.rank() < 3 || data.shape.rank() > 5)
-        input_error(0, fmt::format("data must have rank 3, 4 or 5 (N, C and 1 to 3 spatial axes), "
-                                   "got {}",
-                                   to_string(data.shape)));
-      op_error(fmt::format("strides has {} values, but data {} has {} spatial axes", spatial,
-                           to_string(data.shape), data.shape.rank() - 2));
-    }
-    if (filters_known && filters.shape.rank() != filters_rank)
-      input_error(1, fmt::format("filters must have rank {} ({}) for {} spatial axes, got {}",
-                                 filters_rank, layout(), spatial, to_string(filters.shape)));
     const std::int64_t first_kernel_axis = filters_rank - static_cast<std::int64_t>(spatial);
-    if (filters_known)
-      for (std::int64_t i = first_kernel_axis; i < filters_rank; ++i) {
-        const Dimension& k = filters.shape[static_cast<std::size_t>(i)];
-        if (k.has_upper_bound() && k.max() == 0)
-          input_error(
-              1, fmt::format("filters {} have an empty kernel axis", to_string(filters.shape)));
-      }
     if (data_known && filters_known) check_channels(data.shape, filters.shape);
 
     std::vector<Dimension> out(static_cast<std::size_t>(rank), Dimension::dynamic());
