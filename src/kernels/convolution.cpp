@@ -57,13 +57,50 @@ std::int64_t rows_per_block(const ConvGeometry& g, std::size_t element) {
   return std::clamp<std::int64_t>(fit, 1, std::max<std::int64_t>(rows, 1));
 }
 
+/// Where the kernel position kw along a row reads, for input rows split into `stride` phases of
+/// `len` elements (phase p holds input columns p, p + stride, ...): output column o reads element
+/// base + o of the split row, which is inside the input when 0 <= o + q < phase_len.
+struct ColumnTap {
+  std::int64_t base = 0, q = 0, phase_len = 0;
+};
+
+/// The split rows' phase length: ceil(iw / stride).
+IRLITE_INLINE std::int64_t phase_length(std::int64_t iw, std::int64_t stride) {
+  return (iw + stride - 1) / stride;
+}
+
+/// Whether the depthwise loop reads input rows in place (f32, stride 1 along the row) rather
+/// than split into phases and converted to float.
+template <class T>
+bool rows_in_place(const ConvGeometry& g) {
+  return std::is_same_v<T, float> && g.stride[2] == 1;
+}
+
+/// The floats per chunk of the depthwise loop: a row of sums, then (unless rows are read in
+/// place) a split copy of each input row under the kernel.
+template <class T>
+std::size_t depthwise_chunk_floats(const ConvGeometry& g) {
+  const std::int64_t split = rows_in_place<T>(g) ? 0
+                                                 : g.kernel[0] * g.kernel[1] * g.stride[2] *
+                                                       phase_length(g.in[2], g.stride[2]);
+  return static_cast<std::size_t>(g.out[2] + split);
+}
+
+/// The depthwise loop's buffers: per chunk, depthwise_chunk_floats() floats and a pointer to
+/// each input row under the kernel and to its weights; the taps along a row.
+struct DepthwiseBuffers {
+  std::span<float> floats;
+  std::span<const float*> rows, weights;
+  std::span<ColumnTap> taps;
+};
+
 /// What convolution() takes from its scratch, by one function for the counting run
 /// (convolution_scratch()) and the real one.
 template <class T>
 struct Buffers {
   std::span<float> packed;     ///< the filters packed for the GEMM, when not prepared
   std::span<float> depthwise;  ///< the depthwise filters as floats, when not prepared
-  std::span<float> rows;       ///< depthwise: per chunk, a row of sums and a row of input
+  DepthwiseBuffers depthwise_rows;  ///< the depthwise loop's
   std::span<T> columns;        ///< an im2col block
   Scratch::Slices gemm;        ///< the GEMM's buffers, the same piece for every call
 };
@@ -74,7 +111,11 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, bool prepared, 
   if (g.depthwise()) {
     if (!prepared)
       b.depthwise = s.take<float>(static_cast<std::size_t>(g.groups * g.kernel_size()));
-    b.rows = s.take<float>(static_cast<std::size_t>(g.out[2] + g.in[2]) * threads);
+    const auto row_taps = static_cast<std::size_t>(g.kernel[0] * g.kernel[1]);
+    b.depthwise_rows.floats = s.take<float>(depthwise_chunk_floats<T>(g) * threads);
+    b.depthwise_rows.rows = s.take<const float*>(row_taps * threads);
+    b.depthwise_rows.weights = s.take<const float*>(row_taps * threads);
+    b.depthwise_rows.taps = s.take<ColumnTap>(static_cast<std::size_t>(g.kernel[2]));
     return b;
   }
   const GemmIsa isa = gemm_isa();
@@ -134,51 +175,103 @@ void im2col(const Parallel& par, const ConvGeometry& g, const T* x, std::int64_t
       });
 }
 
-/// acc[o] += w[kw] * src[o * stride + kw * dilation - pad] for each kernel position kw along the
-/// row and each output o whose input lies in [0, iw), kw in increasing order, each product
-/// rounded before the sum.
-IRLITE_MULTIVERSION void add_row_taps(float* __restrict acc, const float* __restrict src,
-                                      const float* w, std::int64_t taps, std::int64_t stride,
-                                      std::int64_t dilation, std::int64_t pad, std::int64_t ow,
-                                      std::int64_t iw) {
+/// Fills `taps` (one per kernel position along the row) and returns the output columns
+/// [lo, hi) that every tap reads inside the input.
+Span column_taps(const ConvGeometry& g, std::span<ColumnTap> taps) {
+  const std::int64_t s = g.stride[2], iw = g.in[2], len = phase_length(iw, s);
+  Span all{0, g.out[2]};
+  for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+    const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
+    const std::int64_t q = offset >= 0 ? offset / s : -((-offset + s - 1) / s);  // floor
+    const std::int64_t p = offset - q * s;
+    const std::int64_t phase_len = p < iw ? phase_length(iw - p, s) : 0;
+    taps[static_cast<std::size_t>(kw)] = {p * len + q, q, phase_len};
+    all.lo = std::max(all.lo, -q);
+    all.hi = std::min(all.hi, phase_len - q);
+  }
+  all.hi = std::max(all.lo, all.hi);
+  return all;
+}
+
+/// One depthwise output row: out[o] = the sum, over the `count` input rows (split as
+/// column_taps() says) and then the taps along the row, in increasing order, of the weight times
+/// the input, each product rounded before it is added, from 0; taps outside the input add
+/// nothing. Columns [lo, hi) read inside the input at every tap and run a vector at a time.
+IRLITE_MULTIVERSION void depthwise_row(float* __restrict out, const float* const* rows,
+                                       const float* const* weights, std::int64_t count,
+                                       const ColumnTap* taps, std::int64_t tap_count,
+                                       std::int64_t ow, std::int64_t lo, std::int64_t hi) {
   using V = simd::vec<float>;
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
-  for (std::int64_t kw = 0; kw < taps; ++kw) {
-    const std::int64_t offset = kw * dilation - pad;
-    const Span s = inside(ow, stride, offset, iw);
-    const float wk = w[kw];
-    std::int64_t o = s.lo;
-    if (stride == 1) {
-      const V wv = simd::broadcast(wk);
-      for (; o + L <= s.hi; o += L)
-        simd::store(acc + o, simd::load(acc + o) + wv * simd::load(src + (o + offset)));
-    }
-    for (; o < s.hi; ++o) acc[o] = acc[o] + wk * src[o * stride + offset];
+  std::int64_t o = 0;
+  for (; o < lo; ++o) {
+    float acc = 0.0f;
+    for (std::int64_t r = 0; r < count; ++r)
+      for (std::int64_t t = 0; t < tap_count; ++t)
+        if (o + taps[t].q >= 0 && o + taps[t].q < taps[t].phase_len)
+          acc = acc + weights[r][t] * rows[r][taps[t].base + o];
+    out[o] = acc;
+  }
+  for (; o + 4 * L <= hi; o += 4 * L) {
+    V a0{}, a1{}, a2{}, a3{};
+    for (std::int64_t r = 0; r < count; ++r)
+      for (std::int64_t t = 0; t < tap_count; ++t) {
+        const V w = simd::broadcast(weights[r][t]);
+        const float* src = rows[r] + (taps[t].base + o);
+        a0 = a0 + w * simd::load(src);
+        a1 = a1 + w * simd::load(src + L);
+        a2 = a2 + w * simd::load(src + 2 * L);
+        a3 = a3 + w * simd::load(src + 3 * L);
+      }
+    simd::store(out + o, a0);
+    simd::store(out + o + L, a1);
+    simd::store(out + o + 2 * L, a2);
+    simd::store(out + o + 3 * L, a3);
+  }
+  for (; o + L <= hi; o += L) {
+    V a{};
+    for (std::int64_t r = 0; r < count; ++r)
+      for (std::int64_t t = 0; t < tap_count; ++t)
+        a = a + simd::broadcast(weights[r][t]) * simd::load(rows[r] + (taps[t].base + o));
+    simd::store(out + o, a);
+  }
+  for (; o < ow; ++o) {
+    float acc = 0.0f;
+    for (std::int64_t r = 0; r < count; ++r)
+      for (std::int64_t t = 0; t < tap_count; ++t)
+        if (o + taps[t].q >= 0 && o + taps[t].q < taps[t].phase_len)
+          acc = acc + weights[r][t] * rows[r][taps[t].base + o];
+    out[o] = acc;
   }
 }
 
 /// The depthwise loop: each output row is the sum over kernel positions, in increasing order,
-/// of the weight times the input row under it, in float.
+/// of the weight times the input under it, in float (depthwise_row()).
 template <class T>
 void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const float* w, T* y,
-               std::span<float> buffers, std::span<const EpilogueStep> steps) {
+               const DepthwiseBuffers& buffers, std::span<const EpilogueStep> steps) {
   const std::int64_t rows = g.out[0] * g.out[1], ow = g.out[2], iw = g.in[2];
   const std::int64_t planes = g.batch * g.groups, kernel = g.kernel_size();
-  const std::int64_t units = planes * rows;
+  const std::int64_t units = planes * rows, row_taps = g.kernel[0] * g.kernel[1];
+  const std::int64_t s = g.stride[2], len = phase_length(iw, s);
+  const Span inner = column_taps(g, buffers.taps);
+  const std::size_t chunk_floats = depthwise_chunk_floats<T>(g);
   par.for_range(
       static_cast<std::size_t>(units),
       static_cast<std::size_t>(
           std::max<std::int64_t>(1, (1 << 13) / std::max<std::int64_t>(ow * kernel, 1))),
       [&](std::size_t first, std::size_t last, std::size_t chunk) {
-        float* const acc = buffers.data() + chunk * static_cast<std::size_t>(ow + iw);
-        float* const converted = acc + ow;
+        float* const acc = buffers.floats.data() + chunk * chunk_floats;
+        float* const split = acc + ow;
+        const float** const in_rows = buffers.rows.data() + chunk * static_cast<std::size_t>(row_taps);
+        const float** const weights = buffers.weights.data() + chunk * static_cast<std::size_t>(row_taps);
         for (std::size_t t = first; t < last; ++t) {
           const auto u = static_cast<std::int64_t>(t);
           const std::int64_t plane = u / rows, row = u % rows;
           const std::int64_t od = row / g.out[1], oh = row % g.out[1];
           const T* xp = x + plane * g.in_size();
           const float* wk = w + plane % g.groups * kernel;
-          std::fill_n(acc, ow, 0.0f);
+          std::int64_t count = 0;
           for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd) {
             const std::int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
             if (id < 0 || id >= g.in[0]) continue;
@@ -186,17 +279,22 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
               const std::int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
               if (ih < 0 || ih >= g.in[1]) continue;
               const T* in_row = xp + (id * g.in[1] + ih) * iw;
-              const float* src = nullptr;
+              weights[count] = wk + (kd * g.kernel[1] + kh) * g.kernel[2];
               if constexpr (std::is_same_v<T, float>) {
-                src = in_row;
-              } else {
-                for (std::int64_t i = 0; i < iw; ++i) converted[i] = to_float(in_row[i]);
-                src = converted;
+                if (s == 1) {
+                  in_rows[count++] = in_row;
+                  continue;
+                }
               }
-              add_row_taps(acc, src, wk + (kd * g.kernel[1] + kh) * g.kernel[2], g.kernel[2],
-                           g.stride[2], g.dilation[2], g.pad_begin[2], ow, iw);
+              float* dst = split + count * s * len;
+              for (std::int64_t p = 0; p < s; ++p)
+                for (std::int64_t i = p, j = 0; i < iw; i += s, ++j)
+                  dst[p * len + j] = to_float(in_row[i]);
+              in_rows[count++] = dst;
             }
           }
+          depthwise_row(acc, in_rows, weights, count, buffers.taps.data(), g.kernel[2], ow,
+                        inner.lo, inner.hi);
           apply_steps(steps, plane % g.groups, acc, ow);
           T* dst = y + plane * g.out_size() + row * ow;
           for (std::int64_t o = 0; o < ow; ++o) dst[o] = from_float<T>(acc[o]);
@@ -239,7 +337,7 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
   if (g.depthwise()) {
     const float* w = weights ? weights->depthwise.get() : b.depthwise.data();
     if (!weights) convert_filters(filters, g.groups * g.kernel_size(), b.depthwise.data());
-    depthwise(par, g, x, w, y, b.rows, steps);
+    depthwise(par, g, x, w, y, b.depthwise_rows, steps);
     return;
   }
   const PackedB lent = weights ? PackedB()
