@@ -216,3 +216,58 @@ TEST_CASE("fusion: an observer sees the chain's output under its last layer; a r
                   run(g.load(unfused()).reshape({{"x", PartialShape{3, 2, 9, 7}}}), three, 1)
                       .at("y")));
 }
+
+TEST_CASE("fusion: a FakeQuantize after the convolution runs in its kernel, the same bits") {
+  std::mt19937 rng(5);
+  struct Case {
+    std::int64_t groups, in_channels, channels;
+    std::string strides;
+    bool per_element;  // limits with a value per element: not a step, stays a layer
+  };
+  for (const Case& c : {Case{1, 5, 6, "1,1", false}, Case{2, 4, 6, "2,1", false},
+                        Case{8, 8, 8, "2,2", false}, Case{1, 3, 4, "1,1", true}}) {
+    CAPTURE(c.groups);
+    CAPTURE(c.strides);
+    CAPTURE(c.per_element);
+    GraphBuilder g;
+    const auto x = g.parameter("x", ElementType::f32, PartialShape{1, c.in_channels, 8, 6});
+    Shape filters = {c.channels, c.in_channels, 3, 3};
+    std::string type = "Convolution";
+    if (c.groups > 1) {
+      filters = {c.groups, c.channels / c.groups, c.in_channels / c.groups, 3, 3};
+      type = "GroupConvolution";
+    }
+    const auto w = g.constant("w", random_f32(filters, rng));
+    const auto conv = g.layer(type, "opset1",
+                              {{"strides", c.strides},
+                               {"pads_begin", "1,1"},
+                               {"pads_end", "1,1"},
+                               {"dilations", "1,1"}},
+                              {x, w}, {ElementType::f32}, "conv");
+    const auto relu = g.layer("Relu", "opset1", {}, {conv[0]}, {ElementType::f32}, "relu");
+    // input_low 0 and a per-channel input_high (one of them below input_low), one output range
+    // for all channels; or limits per element.
+    std::vector<double> high(static_cast<std::size_t>(c.channels));
+    for (std::size_t i = 0; i < high.size(); ++i) high[i] = i == 1 ? -0.5 : 0.75 + 0.5 * i;
+    const Shape out_shape = {1, c.channels, 8, 6};  // the per-element case has stride 1
+    const auto in_low = g.constant("il", tensor(ElementType::f32, {1}, {0.0}));
+    const auto in_high = c.per_element ? g.constant("ih", random_f32(out_shape, rng))
+                                       : g.constant("ih", tensor(ElementType::f32,
+                                                                 {1, c.channels, 1, 1}, high));
+    const auto out_low = g.constant("ol", tensor(ElementType::f32, {}, {-1.0}));
+    const auto out_high = g.constant("oh", tensor(ElementType::f32, {1, 1, 1}, {3.0}));
+    const auto fq = g.layer("FakeQuantize", "opset1",
+                            {{"levels", "256"}, {"auto_broadcast", "numpy"}},
+                            {relu[0], in_low, in_high, out_low, out_high}, {ElementType::f32}, "fq");
+    g.result(fq[0], "y");
+    const Model fused = g.load();
+    const std::size_t fq_layer = layer_index(fused, "fq");
+    if (c.per_element)
+      CHECK_FALSE(fused.layers()[fq_layer].fused_into);
+    else
+      CHECK(fused.layers()[fq_layer].fused_into == layer_index(fused, "conv"));
+    const std::map<std::string, Tensor> inputs{{"x", random_f32({1, c.in_channels, 8, 6}, rng)}};
+    const Tensor want = run(g.load(unfused()), inputs, 1).at("y");
+    for (unsigned threads : {1u, 3u}) CHECK(same_bits(run(fused, inputs, threads).at("y"), want));
+  }
+}

@@ -1,5 +1,6 @@
 #include "graph/fuse.hpp"
 
+#include <charconv>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -79,6 +80,28 @@ std::optional<ChannelStep> as_step(const Graph& graph, const Node& node, std::si
     }
     if (!values) return std::nullopt;
     return ChannelStep{ChannelStep::Kind::prelu, std::move(*values)};
+  }
+  if (type == "FakeQuantize" && node.inputs.size() == 5 && reads_data(node.inputs[0])) {
+    const std::string broadcast = attribute(*node.op, "auto_broadcast");
+    if (broadcast != "numpy" && broadcast != "none") return std::nullopt;
+    std::int64_t levels = 0;
+    const std::string text = attribute(*node.op, "levels");
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), levels);
+    if (error != std::errc() || end != text.data() + text.size() || levels < 2 ||
+        levels > (std::int64_t{1} << 24))
+      return std::nullopt;
+    ChannelStep step{ChannelStep::Kind::fake_quantize, {}};
+    for (std::size_t i = 1; i < 5; ++i) {
+      if (reads_data(node.inputs[i])) return std::nullopt;
+      const Tensor* limit = const_value(graph, node.inputs[i]);
+      if (!limit) return std::nullopt;
+      auto values = per_channel(*limit, rank, channels);
+      if (!values) return std::nullopt;
+      step.values.insert(step.values.end(), values->begin(), values->end());
+    }
+    // levels - 1 as the layer holds it in f32: exact up to 2^24.
+    step.steps = static_cast<float>(levels - 1);
+    return step;
   }
   return std::nullopt;
 }

@@ -84,14 +84,19 @@ struct StoredValue {
 struct OpDef;
 
 /// One element-wise step a layer may run in its kernel on each finished output element, with a
-/// value per output channel (axis 1): the Add of a bias, a Multiply by a scale, Relu, PReLU.
+/// value per output channel (axis 1): the Add of a bias, a Multiply by a scale, Relu, PReLU,
+/// FakeQuantize.
 /// The load-time fusion pass (graph/fuse.hpp) finds them after a layer and hands them to
 /// Op::fused(); an element's result is the same bits as the separate layers give.
 struct ChannelStep {
-  enum class Kind { add, multiply, relu, prelu };
+  enum class Kind { add, multiply, relu, prelu, fake_quantize };
   Kind kind = Kind::relu;
   /// add: x + v, multiply: x * v, prelu: x < 0 ? x * v : x; one value per channel (relu: none).
+  /// fake_quantize: four arrays of one value per channel, one after another: input_low,
+  /// input_high, output_low, output_high.
   std::vector<float> values;
+  /// fake_quantize: levels - 1.
+  float steps = 0.0f;
 };
 
 /// What an op works out once per layer from the layer's Const inputs while the model loads, and

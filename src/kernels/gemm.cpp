@@ -25,6 +25,7 @@
 #include "core/buffer.hpp"
 #include "irlite/float16.hpp"
 #include "irlite/scratch.hpp"
+#include "kernels/fake_quantize.hpp"
 #include "kernels/gemm_kernel.hpp"
 #include "kernels/simd.hpp"
 
@@ -171,6 +172,16 @@ IRLITE_MULTIVERSION void column_step(const EpilogueStep& step, std::int64_t j0, 
       }
       for (; j < cols; ++j) row[j] = row[j] < 0.0f ? row[j] * v[j] : row[j];
       break;
+    case EpilogueStep::Kind::fake_quantize: {
+      const float* il = v;
+      const float* ih = v + step.stride;
+      const float* ol = v + 2 * step.stride;
+      const float* oh = v + 3 * step.stride;
+      for (; j < cols; ++j)
+        row[j] = quantize_value(
+            row[j], QuantizeLimits<float>::make(il[j], ih[j], ol[j], oh[j], step.steps));
+      break;
+    }
   }
 }
 
@@ -419,6 +430,14 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
         }
         for (; i < count; ++i) x[i] = x[i] < 0.0f ? x[i] * v : x[i];
         break;
+      case EpilogueStep::Kind::fake_quantize: {
+        const float* limits = step.values + column;
+        const auto q = QuantizeLimits<float>::make(limits[0], limits[step.stride],
+                                                   limits[2 * step.stride],
+                                                   limits[3 * step.stride], step.steps);
+        for (; i < count; ++i) x[i] = quantize_value(x[i], q);
+        break;
+      }
     }
   }
 }

@@ -38,11 +38,16 @@ bool gemm_isa_supported(GemmIsa isa);
 bool gemm_fuses(GemmIsa isa);
 
 /// One element-wise step with a value per column of C (a convolution's output channel): x + v,
-/// x * v, max(x, 0) (a NaN gives 0, as Relu does) or x < 0 ? x * v : x (PReLU).
+/// x * v, max(x, 0) (a NaN gives 0, as Relu does), x < 0 ? x * v : x (PReLU) or FakeQuantize's
+/// formula on f32 (kernels/fake_quantize.hpp) with four limits per column.
 struct EpilogueStep {
-  enum class Kind { add, multiply, relu, prelu };
+  enum class Kind { add, multiply, relu, prelu, fake_quantize };
   Kind kind = Kind::relu;
   const float* values = nullptr;  ///< n values, for column 0 on; unused by relu
+  /// fake_quantize: the limits input_low, input_high, output_low and output_high are n values
+  /// each, at values, values + stride, values + 2 * stride and values + 3 * stride.
+  std::int64_t stride = 0;
+  float steps = 0.0f;  ///< fake_quantize: levels - 1
 };
 
 /// Runs `steps` in order on `count` elements that all belong to column (channel) `column`.

@@ -267,6 +267,11 @@ class ConvolutionOp final : public Op {
       case ChannelStep::Kind::prelu:
         k.kind = EpilogueStep::Kind::prelu;
         break;
+      case ChannelStep::Kind::fake_quantize:
+        k.kind = EpilogueStep::Kind::fake_quantize;
+        k.stride = static_cast<std::int64_t>(step.values.size() / 4);
+        k.steps = step.steps;
+        break;
     }
     return k;
   }
