@@ -71,8 +71,7 @@ TEST_CASE("example face_landmarks: usage and located errors") {
   CHECK(example({}).status == 2);
   CHECK(contains(example({}).err, "usage:"));
   TempDir dir;
-  const Outcome missing =
-      example({(dir / "none.xml"), (dir / "none.xml"), "p.jpg", "o.png"});
+  const Outcome missing = example({(dir / "none.xml"), (dir / "none.xml"), "p.jpg", "o.png"});
   CHECK(missing.status == 1);
   CHECK(contains(missing.err, (dir / "none.xml")));
   const std::string model = kModels + "pipeline.xml";
@@ -80,8 +79,7 @@ TEST_CASE("example face_landmarks: usage and located errors") {
   CHECK(threshold.status == 1);
   CHECK(contains(threshold.err, "THRESHOLD 'x'"));
   write_bytes(dir / "photo.jpg", "not a jpeg");
-  const Outcome bad_photo =
-      example({model, model, (dir / "photo.jpg"), (dir / "o.png")});
+  const Outcome bad_photo = example({model, model, (dir / "photo.jpg"), (dir / "o.png")});
   CHECK(bad_photo.status == 1);
   CHECK(contains(bad_photo.err, "photo.jpg"));
   // A model that does not take an image: said so, naming its input.
@@ -92,8 +90,7 @@ TEST_CASE("example face_landmarks: usage and located errors") {
   png.format = PNG_FORMAT_RGB;
   const std::vector<std::uint8_t> grey(4 * 3 * 3, 128);
   REQUIRE(png_image_write_to_file(&png, (dir / "p.png").c_str(), 0, grey.data(), 0, nullptr) != 0);
-  const Outcome not_image =
-      example({model, model, (dir / "p.png"), (dir / "o.png")});
+  const Outcome not_image = example({model, model, (dir / "p.png"), (dir / "o.png")});
   CHECK(not_image.status == 1);
   CHECK(contains(not_image.err, "is not one static [1, 3, H, W] image"));
   CHECK_FALSE(std::filesystem::exists(dir / "o.png"));

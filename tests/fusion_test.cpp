@@ -74,12 +74,10 @@ GraphBuilder conv_chain(std::int64_t groups, std::int64_t in_channels, std::int6
     type = "GroupConvolution";
   }
   const auto w = g.constant("w", random_f32(filters, rng));
-  const auto conv = g.layer(type, "opset1",
-                            {{"strides", strides},
-                             {"pads_begin", "1,1"},
-                             {"pads_end", "1,0"},
-                             {"dilations", "1,1"}},
-                            {x, w}, {ElementType::f32}, "conv");
+  const auto conv = g.layer(
+      type, "opset1",
+      {{"strides", strides}, {"pads_begin", "1,1"}, {"pads_end", "1,0"}, {"dilations", "1,1"}},
+      {x, w}, {ElementType::f32}, "conv");
   const auto bias = g.constant("bias", random_f32({1, channels, 1, 1}, rng));
   const auto add = g.layer("Add", "opset1", {}, {conv[0], bias}, {ElementType::f32}, "bias_add");
   const auto relu = g.layer("Relu", "opset1", {}, {add[0]}, {ElementType::f32}, "relu");
@@ -103,8 +101,8 @@ TEST_CASE("fusion: a convolution's element-wise tail runs in its kernel, the sam
     std::string strides;
   };
   // A plain convolution, one with stride 2, grouped (a GEMM per group), depthwise.
-  for (const Case& c : {Case{1, 5, 6, "1,1"}, Case{1, 4, 3, "2,2"}, Case{2, 4, 6, "1,1"},
-                        Case{8, 8, 8, "1,2"}}) {
+  for (const Case& c :
+       {Case{1, 5, 6, "1,1"}, Case{1, 4, 3, "2,2"}, Case{2, 4, 6, "1,1"}, Case{8, 8, 8, "1,2"}}) {
     CAPTURE(c.groups);
     CAPTURE(c.strides);
     const GraphBuilder g = conv_chain(c.groups, c.in_channels, c.channels, c.strides, rng);
@@ -136,14 +134,13 @@ TEST_CASE("fusion: what cannot run in the kernel stays a layer of its own") {
     GraphBuilder g;
     const auto x = g.parameter("x", ElementType::f32, PartialShape{1, 3, 5, 4});
     const auto w = g.constant("w", random_f32({4, 3, 1, 1}, rng));
-    const auto conv = g.layer("Convolution", "opset1",
-                              {{"strides", "1,1"},
-                               {"pads_begin", "0,0"},
-                               {"pads_end", "0,0"},
-                               {"dilations", "1,1"}},
-                              {x, w}, {ElementType::f32}, "conv");
+    const auto conv = g.layer(
+        "Convolution", "opset1",
+        {{"strides", "1,1"}, {"pads_begin", "0,0"}, {"pads_end", "0,0"}, {"dilations", "1,1"}},
+        {x, w}, {ElementType::f32}, "conv");
     GraphBuilder::Port other = g.constant("per_column", random_f32({1, 1, 1, 4}, rng));
-    if (variant == "parameter") other = g.parameter("b", ElementType::f32, PartialShape{1, 4, 1, 1});
+    if (variant == "parameter")
+      other = g.parameter("b", ElementType::f32, PartialShape{1, 4, 1, 1});
     if (variant == "grows") other = g.constant("grows", random_f32({2, 4, 1, 1}, rng));
     if (variant == "per_channel") other = g.constant("bias", random_f32({4, 1, 1}, rng));
     const auto add = g.layer("Add", "opset1", {}, {conv[0], other}, {ElementType::f32}, "add");
@@ -172,12 +169,10 @@ TEST_CASE("fusion: only f32 values fuse; an f16 model fuses when it computes in 
   GraphBuilder g;
   const auto x = g.parameter("x", ElementType::f16, PartialShape{1, 2, 3, 3});
   const auto w = g.constant("w", tensor(ElementType::f16, {2, 2, 1, 1}, {1, -1, 0.5, 2}));
-  const auto conv = g.layer("Convolution", "opset1",
-                            {{"strides", "1,1"},
-                             {"pads_begin", "0,0"},
-                             {"pads_end", "0,0"},
-                             {"dilations", "1,1"}},
-                            {x, w}, {ElementType::f16}, "conv");
+  const auto conv = g.layer(
+      "Convolution", "opset1",
+      {{"strides", "1,1"}, {"pads_begin", "0,0"}, {"pads_end", "0,0"}, {"dilations", "1,1"}},
+      {x, w}, {ElementType::f16}, "conv");
   const auto relu = g.layer("Relu", "opset1", {}, {conv[0]}, {ElementType::f16}, "relu");
   g.result(relu[0], "y");
   const Model wide = g.load();
@@ -192,8 +187,9 @@ TEST_CASE("fusion: only f32 values fuse; an f16 model fuses when it computes in 
   CHECK(same_bits(run(wide, inputs, 1).at("y"), run(g.load(unfused()), inputs, 1).at("y")));
 }
 
-TEST_CASE("fusion: an observer sees the chain's output under its last layer; a reshape fuses "
-          "again") {
+TEST_CASE(
+    "fusion: an observer sees the chain's output under its last layer; a reshape fuses "
+    "again") {
   std::mt19937 rng(3);
   const GraphBuilder g = conv_chain(1, 2, 3, "1,1", rng);
   const Model model = g.load();
@@ -212,9 +208,9 @@ TEST_CASE("fusion: an observer sees the chain's output under its last layer; a r
   const Model batch3 = model.reshape({{"x", PartialShape{3, 2, 9, 7}}});
   CHECK(batch3.layers()[layer_index(batch3, "prelu")].fused_into == layer_index(batch3, "conv"));
   const std::map<std::string, Tensor> three{{"x", random_f32({3, 2, 9, 7}, rng)}};
-  CHECK(same_bits(run(batch3, three, 2).at("y"),
-                  run(g.load(unfused()).reshape({{"x", PartialShape{3, 2, 9, 7}}}), three, 1)
-                      .at("y")));
+  CHECK(same_bits(
+      run(batch3, three, 2).at("y"),
+      run(g.load(unfused()).reshape({{"x", PartialShape{3, 2, 9, 7}}}), three, 1).at("y")));
 }
 
 TEST_CASE("fusion: a FakeQuantize after the convolution runs in its kernel, the same bits") {
@@ -238,12 +234,10 @@ TEST_CASE("fusion: a FakeQuantize after the convolution runs in its kernel, the 
       type = "GroupConvolution";
     }
     const auto w = g.constant("w", random_f32(filters, rng));
-    const auto conv = g.layer(type, "opset1",
-                              {{"strides", c.strides},
-                               {"pads_begin", "1,1"},
-                               {"pads_end", "1,1"},
-                               {"dilations", "1,1"}},
-                              {x, w}, {ElementType::f32}, "conv");
+    const auto conv = g.layer(
+        type, "opset1",
+        {{"strides", c.strides}, {"pads_begin", "1,1"}, {"pads_end", "1,1"}, {"dilations", "1,1"}},
+        {x, w}, {ElementType::f32}, "conv");
     const auto relu = g.layer("Relu", "opset1", {}, {conv[0]}, {ElementType::f32}, "relu");
     // input_low 0 and a per-channel input_high (one of them below input_low), one output range
     // for all channels; or limits per element.
@@ -251,14 +245,14 @@ TEST_CASE("fusion: a FakeQuantize after the convolution runs in its kernel, the 
     for (std::size_t i = 0; i < high.size(); ++i) high[i] = i == 1 ? -0.5 : 0.75 + 0.5 * i;
     const Shape out_shape = {1, c.channels, 8, 6};  // the per-element case has stride 1
     const auto in_low = g.constant("il", tensor(ElementType::f32, {1}, {0.0}));
-    const auto in_high = c.per_element ? g.constant("ih", random_f32(out_shape, rng))
-                                       : g.constant("ih", tensor(ElementType::f32,
-                                                                 {1, c.channels, 1, 1}, high));
+    const auto in_high =
+        c.per_element ? g.constant("ih", random_f32(out_shape, rng))
+                      : g.constant("ih", tensor(ElementType::f32, {1, c.channels, 1, 1}, high));
     const auto out_low = g.constant("ol", tensor(ElementType::f32, {}, {-1.0}));
     const auto out_high = g.constant("oh", tensor(ElementType::f32, {1, 1, 1}, {3.0}));
-    const auto fq = g.layer("FakeQuantize", "opset1",
-                            {{"levels", "256"}, {"auto_broadcast", "numpy"}},
-                            {relu[0], in_low, in_high, out_low, out_high}, {ElementType::f32}, "fq");
+    const auto fq =
+        g.layer("FakeQuantize", "opset1", {{"levels", "256"}, {"auto_broadcast", "numpy"}},
+                {relu[0], in_low, in_high, out_low, out_high}, {ElementType::f32}, "fq");
     g.result(fq[0], "y");
     const Model fused = g.load();
     const std::size_t fq_layer = layer_index(fused, "fq");

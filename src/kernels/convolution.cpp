@@ -69,6 +69,21 @@ IRLITE_INLINE std::int64_t phase_length(std::int64_t iw, std::int64_t stride) {
   return (iw + stride - 1) / stride;
 }
 
+/// Splits a row of `iw` floats into its even and odd columns (a stride of 2), a vector at a time.
+IRLITE_MULTIVERSION void split_even_odd(const float* __restrict row, std::int64_t iw,
+                                        float* __restrict even, float* __restrict odd) {
+  using V = simd::vec<float>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  static_assert(L == 8);
+  std::int64_t j = 0;
+  for (; 2 * j + 2 * L <= iw; j += L) {
+    const V a = simd::load(row + 2 * j), b = simd::load(row + 2 * j + L);
+    simd::store(even + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
+    simd::store(odd + j, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
+  }
+  for (std::int64_t i = 2 * j; i < iw; ++i) (i % 2 ? odd : even)[i / 2] = row[i];
+}
+
 /// Whether the depthwise loop reads input rows in place (f32, stride 1 along the row) rather
 /// than split into phases and converted to float.
 template <class T>
@@ -94,15 +109,21 @@ struct DepthwiseBuffers {
   std::span<ColumnTap> taps;
 };
 
+/// Whether the GEMM takes the filters as its A and the input (or its im2col block) as its B, read
+/// in place: C is then the channels-first output itself. For f32; f16 and bf16 take the input as
+/// A and the filters, packed, as B, and store C transposed and rounded.
+template <class T>
+inline constexpr bool filters_first = std::is_same_v<T, float>;
+
 /// What convolution() takes from its scratch, by one function for the counting run
 /// (convolution_scratch()) and the real one.
 template <class T>
 struct Buffers {
-  std::span<float> packed;     ///< the filters packed for the GEMM, when not prepared
-  std::span<float> depthwise;  ///< the depthwise filters as floats, when not prepared
+  std::span<float> packed;          ///< the filters packed for the GEMM, when not prepared
+  std::span<float> depthwise;       ///< the depthwise filters as floats, when not prepared
   DepthwiseBuffers depthwise_rows;  ///< the depthwise loop's
-  std::span<T> columns;        ///< an im2col block
-  Scratch::Slices gemm;        ///< the GEMM's buffers, the same piece for every call
+  std::span<T> columns;             ///< an im2col block
+  Scratch::Slices gemm;             ///< the GEMM's buffers, the same piece for every call
 };
 
 template <class T>
@@ -119,15 +140,17 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, bool prepared, 
     return b;
   }
   const GemmIsa isa = gemm_isa();
-  if (!prepared)
+  if (!prepared && !filters_first<T>)
     b.packed =
         s.take<float>(PackedB::bytes(g.groups, g.patch(), g.out_channels, isa) / sizeof(float));
-  std::int64_t m = g.out_size();
+  std::int64_t pixels = g.out_size();
   if (!g.pointwise()) {
-    m = rows_per_block(g, sizeof(T)) * g.out[2];
-    b.columns = s.take<T>(static_cast<std::size_t>(g.patch() * m));
+    pixels = rows_per_block(g, sizeof(T)) * g.out[2];
+    b.columns = s.take<T>(static_cast<std::size_t>(g.patch() * pixels));
   }
-  b.gemm = s.slices(1, gemm_scratch(m, g.out_channels, g.patch(), 0, threads, isa));
+  b.gemm = s.slices(1, filters_first<T>
+                           ? gemm_scratch(g.out_channels, pixels, g.patch(), 0, threads, isa)
+                           : gemm_scratch(pixels, g.out_channels, g.patch(), 0, threads, isa));
   return b;
 }
 
@@ -263,8 +286,10 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
       [&](std::size_t first, std::size_t last, std::size_t chunk) {
         float* const acc = buffers.floats.data() + chunk * chunk_floats;
         float* const split = acc + ow;
-        const float** const in_rows = buffers.rows.data() + chunk * static_cast<std::size_t>(row_taps);
-        const float** const weights = buffers.weights.data() + chunk * static_cast<std::size_t>(row_taps);
+        const float** const in_rows =
+            buffers.rows.data() + chunk * static_cast<std::size_t>(row_taps);
+        const float** const weights =
+            buffers.weights.data() + chunk * static_cast<std::size_t>(row_taps);
         for (std::size_t t = first; t < last; ++t) {
           const auto u = static_cast<std::int64_t>(t);
           const std::int64_t plane = u / rows, row = u % rows;
@@ -287,19 +312,83 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
                 }
               }
               float* dst = split + count * s * len;
+              in_rows[count++] = dst;
+              if constexpr (std::is_same_v<T, float>) {
+                if (s == 2) {
+                  split_even_odd(in_row, iw, dst, dst + len);
+                  continue;
+                }
+              }
               for (std::int64_t p = 0; p < s; ++p)
                 for (std::int64_t i = p, j = 0; i < iw; i += s, ++j)
                   dst[p * len + j] = to_float(in_row[i]);
-              in_rows[count++] = dst;
             }
           }
-          depthwise_row(acc, in_rows, weights, count, buffers.taps.data(), g.kernel[2], ow,
+          // f32 sums go straight to the output row; others through `acc`, rounded once.
+          T* const dst = y + plane * g.out_size() + row * ow;
+          float* sums = acc;
+          if constexpr (std::is_same_v<T, float>) sums = dst;
+          depthwise_row(sums, in_rows, weights, count, buffers.taps.data(), g.kernel[2], ow,
                         inner.lo, inner.hi);
-          apply_steps(steps, plane % g.groups, acc, ow);
-          T* dst = y + plane * g.out_size() + row * ow;
-          for (std::int64_t o = 0; o < ow; ++o) dst[o] = from_float<T>(acc[o]);
+          apply_steps(steps, plane % g.groups, sums, ow);
+          if constexpr (!std::is_same_v<T, float>)
+            for (std::int64_t o = 0; o < ow; ++o) dst[o] = from_float<T>(acc[o]);
         }
       });
+}
+
+/// The steps with their values from group `group`'s first output channel on.
+std::array<EpilogueStep, kMaxConvSteps> group_steps(std::span<const EpilogueStep> steps,
+                                                    std::int64_t group, std::int64_t channels) {
+  std::array<EpilogueStep, kMaxConvSteps> out;
+  for (std::size_t s = 0; s < std::min(steps.size(), kMaxConvSteps); ++s) {
+    out[s] = steps[s];
+    if (steps[s].values) out[s].values += group * channels;
+  }
+  return out;
+}
+
+/// f32: per image and group, y[C_OUT, pixels] = W[C_OUT, patch] x X[patch, pixels], X being
+/// the input itself (pointwise) or its im2col blocks, read in place by the GEMM, which writes
+/// y directly and runs the steps on each channel's row.
+void filters_first_gemm(const Parallel& par, const ConvGeometry& g, const float* x,
+                        const float* filters, float* y, const Buffers<float>& b,
+                        std::span<const EpilogueStep> steps) {
+  const std::int64_t out_size = g.out_size(), patch = g.patch();
+  const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);
+  for (std::int64_t n = 0; n < g.batch; ++n)
+    for (std::int64_t group = 0; group < g.groups; ++group) {
+      const std::int64_t image_group = n * g.groups + group;
+      const auto values = group_steps(steps, group, g.out_channels);
+      const float* xg = x + image_group * g.in_channels * g.in_size();
+      float* yg = y + image_group * g.out_channels * out_size;
+      const Scratch gemm_scratch = b.gemm[0];
+      GemmArgs<float> args;
+      args.m = g.out_channels;
+      args.k = patch;
+      args.a = filters + group * g.out_channels * patch;
+      args.ldc = out_size;
+      args.scratch = &gemm_scratch;
+      args.epilogue.steps = std::span<const EpilogueStep>(values.data(), step_count);
+      args.epilogue.steps_per_row = true;
+      if (g.pointwise()) {
+        args.n = out_size;
+        args.c = yg;
+        gemm_b_in_place(par, args, xg);
+        continue;
+      }
+      const std::int64_t rows = g.out[0] * g.out[1];
+      const std::int64_t block = rows_per_block(g, sizeof(float));
+      for (std::int64_t r0 = 0; r0 < rows; r0 += block) {
+        const std::int64_t count = std::min(block, rows - r0);
+        im2col(par, g, xg, r0, count, b.columns.data());
+        const Scratch block_scratch = b.gemm[0];
+        args.n = count * g.out[2];
+        args.c = yg + r0 * g.out[2];
+        args.scratch = &block_scratch;
+        gemm_b_in_place(par, args, b.columns.data());
+      }
+    }
 }
 
 template <class T>
@@ -316,7 +405,7 @@ ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& g) {
     const std::int64_t count = g.groups * g.kernel_size();
     w.depthwise = std::shared_ptr<float[]>(new float[static_cast<std::size_t>(count)]);
     convert_filters(filters, count, w.depthwise.get());
-  } else {
+  } else if constexpr (!filters_first<T>) {
     w.packed = PackedB(filters, g.groups, g.patch(), g.out_channels, /*transposed=*/true);
   }
   return w;
@@ -340,6 +429,10 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
     depthwise(par, g, x, w, y, b.depthwise_rows, steps);
     return;
   }
+  if constexpr (filters_first<T>) {
+    filters_first_gemm(par, g, x, filters, y, b, steps);
+    return;
+  }
   const PackedB lent = weights ? PackedB()
                                : PackedB(filters, g.groups, g.patch(), g.out_channels,
                                          /*transposed=*/true, b.packed.data(), gemm_isa(), par);
@@ -349,13 +442,8 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
   for (std::int64_t n = 0; n < g.batch; ++n)
     for (std::int64_t group = 0; group < g.groups; ++group) {
       const std::int64_t image_group = n * g.groups + group;
-      // The steps' values from this group's first output channel on.
-      std::array<EpilogueStep, kMaxConvSteps> group_steps;
+      const auto values = group_steps(steps, group, g.out_channels);
       const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);
-      for (std::size_t s = 0; s < step_count; ++s) {
-        group_steps[s] = steps[s];
-        if (steps[s].values) group_steps[s].values += group * g.out_channels;
-      }
       const T* xg = x + image_group * g.in_channels * g.in_size();
       T* yg = y + image_group * g.out_channels * out_size;
       GemmArgs<T> args;
@@ -365,7 +453,7 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
       args.transpose_c = true;
       args.ldc = out_size;
       args.b_index = &group;
-      args.epilogue.steps = std::span<const EpilogueStep>(group_steps.data(), step_count);
+      args.epilogue.steps = std::span<const EpilogueStep>(values.data(), step_count);
       if (g.pointwise()) {
         const Scratch gemm_scratch = b.gemm[0];
         args.m = out_size;

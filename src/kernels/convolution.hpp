@@ -8,10 +8,13 @@
 // - general: the patches under the kernel are copied (im2col) into scratch, a block of output
 //   rows at a time so that the copy stays near kColumnBytes, and each block is one GEMM;
 // - depthwise (a GroupConvolution with one input and one output channel per group): a direct
-//   loop, one output row at a time, accumulating in float.
-// The GEMMs take the filters as their B, packed once per layer (ConvWeights, built when the
-// filters are a Const) or per call into scratch, and write the output transposed, channels
-// first (kernels/gemm.hpp). f16 and bf16 are summed in float and rounded once.
+//   loop, one output row at a time, each output summed in registers over the whole kernel, a
+//   vector of outputs at a time (input rows split into stride phases when the stride is not 1).
+// On f32, the GEMMs take the filters as their A and the input (or the im2col block) as their B,
+// read in place: C is then the channels-first output, written directly, and the fused steps run
+// per channel row. On f16 and bf16 they take the input as A and the filters as B, packed once
+// per layer (ConvWeights, built when the filters are a Const) or per call into scratch, and write
+// the output transposed, summed in float and rounded once (kernels/gemm.hpp).
 //
 // Every output element is one sum in an order set by the geometry alone: the GEMM's over
 // (input channel, kernel position) in increasing order, the depthwise loop's over kernel

@@ -140,6 +140,29 @@ void pack_b_panel(const T* b, std::int64_t k, std::int64_t n, bool transposed, s
   }
 }
 
+/// Copies `kc` rows (row stride ldb) of `cols` float columns of B into panels of nr columns, one
+/// after another, each kc rows of nr floats (zero past cols), reading B a row at a time: each
+/// row's columns are consecutive in memory, however far apart the rows are.
+void pack_b_block(const float* b, std::int64_t ldb, std::int64_t kc, std::int64_t cols,
+                  std::int64_t nr, float* dst) {
+  const std::int64_t panels = (cols + nr - 1) / nr;
+  for (std::int64_t q = 0; q < kc; ++q) {
+    const float* src = b + q * ldb;
+    std::int64_t p = 0;
+    // Whole panels of the kernels' widths: copies of a size known here, so inlined.
+    if (nr == 16)
+      for (; (p + 1) * 16 <= cols; ++p) std::memcpy(dst + (p * kc + q) * 16, src + p * 16, 64);
+    if (nr == 32)
+      for (; (p + 1) * 32 <= cols; ++p) std::memcpy(dst + (p * kc + q) * 32, src + p * 32, 128);
+    for (; p < panels; ++p) {
+      float* d = dst + (p * kc + q) * nr;
+      const std::int64_t pc = std::min(nr, cols - p * nr);
+      std::copy_n(src + p * nr, pc, d);
+      std::fill(d + pc, d + nr, 0.0f);
+    }
+  }
+}
+
 /// One step on `cols` elements of a row from column j0 on, each with its column's value: the
 /// same float operation per element as the scalar loop, a vector of them at a time.
 IRLITE_MULTIVERSION void column_step(const EpilogueStep& step, std::int64_t j0, float* row,
@@ -200,7 +223,10 @@ void apply_epilogue(const GemmEpilogue& e, float* c, std::int64_t ldc, std::int6
     }
     if (e.activation == GemmEpilogue::Activation::relu)
       for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
-    for (const EpilogueStep& step : e.steps) column_step(step, j0, row, cols);
+    if (e.steps_per_row)
+      apply_steps(e.steps, i0 + r, row, cols);
+    else
+      for (const EpilogueStep& step : e.steps) column_step(step, j0, row, cols);
   }
 }
 
@@ -235,8 +261,8 @@ Grid make_grid(std::int64_t m, std::int64_t n, const Kernel& kr, unsigned thread
   return g;
 }
 
-/// The floats one thread's buffers hold in run(): packed A, a tile, an edge panel of B and a
-/// block of C. gemm_scratch() bounds them.
+/// The floats one thread's buffers hold in run(): packed A, a tile, B's panels (a block, or an edge
+/// panel) and a block of C. gemm_scratch() bounds them.
 struct ThreadBuffers {
   std::int64_t ap = 0, tile = 0, edge = 0, cbuf = 0;
   std::int64_t total() const { return ap + tile + edge + cbuf; }
@@ -276,7 +302,7 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
   ThreadBuffers sizes;
   sizes.ap = block_rows * kc_max;
   sizes.tile = mr * nr;
-  sizes.edge = bsrc.raw ? kc_max * nr : 0;
+  sizes.edge = bsrc.raw ? kc_max * block_cols : 0;
   sizes.cbuf = direct ? 0 : block_rows * block_cols;
   const std::size_t grain =
       static_cast<std::size_t>(std::max<std::int64_t>(1, kGrainFlops / task_flops));
@@ -332,12 +358,21 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                       for (std::int64_t s = 0; s * mr < rows; ++s)
                         pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr),
                                p0, kc, mr, ap + s * mr * kc);
+                      // A raw B read by several slivers: the block's panels copied once, so
+                      // that the slivers read them from consecutive lines (B's rows may be far
+                      // apart); read by one sliver, B's rows are read once, where they are.
+                      const bool pack_block = bsrc.raw && rows > mr;
+                      if (pack_block)
+                        pack_b_block(bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n + j0, n, kc,
+                                     cols, nr, edge);
                       for (std::int64_t p = p_first; p < p_end; ++p) {
                         const std::int64_t pc = std::min(nr, n - p * nr);
                         const float* bp = nullptr;
                         std::int64_t b_stride = nr;
                         if (bsrc.packed) {
                           bp = bsrc.packed->panel(b_matrix, p) + p0 * nr;
+                        } else if (pack_block) {
+                          bp = edge + (p - p_first) * kc * nr;
                         } else if (pc == nr) {
                           bp = bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n + p * nr;
                           b_stride = n;
@@ -432,9 +467,9 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
         break;
       case EpilogueStep::Kind::fake_quantize: {
         const float* limits = step.values + column;
-        const auto q = QuantizeLimits<float>::make(limits[0], limits[step.stride],
-                                                   limits[2 * step.stride],
-                                                   limits[3 * step.stride], step.steps);
+        const auto q =
+            QuantizeLimits<float>::make(limits[0], limits[step.stride], limits[2 * step.stride],
+                                        limits[3 * step.stride], step.steps);
         for (; i < count; ++i) x[i] = quantize_value(x[i], q);
         break;
       }
@@ -550,6 +585,14 @@ void gemm(const Parallel& par, const GemmArgs<T>& args, const T* b, std::int64_t
   gemm(par, args, PackedB(b, b_count, args.k, args.n, transpose_b, isa, par));
 }
 
+void gemm_b_in_place(const Parallel& par, const GemmArgs<float>& args, const float* b) {
+  if (args.batches == 0 || args.m == 0 || args.n == 0) return;
+  gemm_detail::BSource src;
+  src.raw = b;
+  src.raw_matrix = args.k * args.n;
+  gemm_detail::run(par, args, gemm_detail::kernel(gemm_isa()), src);
+}
+
 std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b_count,
                          unsigned threads, GemmIsa isa) {
   const gemm_detail::Kernel& kr = gemm_detail::kernel(isa);
@@ -559,11 +602,11 @@ std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::in
       static_cast<std::size_t>(std::min(gemm_detail::kKc, std::max<std::int64_t>(k, 1)));
   const auto nr = static_cast<std::size_t>(kr.nr);
   const auto cols = static_cast<std::size_t>(std::min(n + kr.nr, gemm_detail::kNcColumns + kr.nr));
-  // Packed A, a tile, an edge panel of B and a block of C, in floats: at least a run's, for
+  // Packed A, a tile, a block of B's panels and a block of C, in floats: at least a run's, for
   // any m up to this one (a caller may count its largest call only).
   const std::size_t per_thread =
       saturating_add(saturating_add(saturating_mul(rows, kc), nr * static_cast<std::size_t>(kr.mr)),
-                     saturating_add(saturating_mul(kc, nr), saturating_mul(rows, cols)));
+                     saturating_add(saturating_mul(kc, cols), saturating_mul(rows, cols)));
   return Scratch::bytes_of([&](const Scratch& s) {
     if (b_count > 0) (void)gemm_detail::take_packed_b(s, b_count, k, n, isa);
     (void)gemm_detail::take_thread_buffers(s, per_thread, threads);

@@ -64,10 +64,11 @@ struct GemmEpilogue {
   bool bias_per_row = false;
   Activation activation = Activation::none;
   std::span<const EpilogueStep> steps;
+  /// The steps' values are per row of C (a convolution's output channel when its rows are the
+  /// channels), not per column.
+  bool steps_per_row = false;
 
-  bool empty() const {
-    return bias == nullptr && activation == Activation::none && steps.empty();
-  }
+  bool empty() const { return bias == nullptr && activation == Activation::none && steps.empty(); }
 };
 
 /// B (a batch of `count` matrices, each k x n) in the layout the micro-kernel reads: per matrix,
@@ -147,6 +148,12 @@ void gemm(const Parallel& par, const GemmArgs<T>& args, const PackedB& b);
 template <class T>
 void gemm(const Parallel& par, const GemmArgs<T>& args, const T* b, std::int64_t b_count,
           bool transpose_b);
+
+/// C = A · B with a float B, one k x n row-major matrix for every output matrix, never packed as
+/// a whole: each thread copies the block of B's panels it works on into its own buffer, reading
+/// B row by row (or, for a single sliver of A's rows, reads B's rows in place). For a B that is
+/// read once, such as a convolution's input when A holds its filters.
+void gemm_b_in_place(const Parallel& par, const GemmArgs<float>& args, const float* b);
 
 /// The most memory gemm() takes on `threads` threads, beyond its arguments, from
 /// GemmArgs::scratch (alignment included) or else the heap: per-thread blocks of A and C, and

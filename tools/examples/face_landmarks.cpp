@@ -12,8 +12,6 @@
 #include <png.h>
 #include <turbojpeg.h>
 
-#include <irlite/irlite.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,6 +19,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <irlite/irlite.hpp>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -155,8 +154,8 @@ irlite::Outputs run(irlite::Session& session, const irlite::Model& model, const 
   std::vector<float> pixels = planar_bgr(image, box, width, height);
   const irlite::Shape dims = {1, 3, height, width};
   if (input.element_type == irlite::ElementType::f32)
-    return session.run({{input.name, irlite::Tensor::view(irlite::ElementType::f32, dims,
-                                                          pixels.data())}});
+    return session.run(
+        {{input.name, irlite::Tensor::view(irlite::ElementType::f32, dims, pixels.data())}});
   if (input.element_type == irlite::ElementType::f16) {
     irlite::Tensor half(irlite::ElementType::f16, dims);
     std::transform(pixels.begin(), pixels.end(), half.values<irlite::float16>().begin(),
