@@ -21,7 +21,9 @@ constexpr std::size_t kAlignment = 64;
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kPage = 4096;
 
-std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+std::size_t round_up(std::size_t n, std::size_t to) {
+  return (n + to - 1) / to * to;
+}
 
 // A mapping of its own, starting on a huge-page boundary so that the kernel can back every whole
 // 2 MiB of it with one huge page. The slack mapped to find that boundary is unmapped again, and
@@ -62,12 +64,24 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 #endif
 }
 
+void free_pages_lazily(void* data, std::size_t bytes) {
+#ifdef MADV_FREE
+  const auto base = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t start = round_up(base, kPage);
+  const std::uintptr_t end = (base + bytes) / kPage * kPage;
+  if (start < end) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_FREE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 std::shared_ptr<void> allocate_buffer(std::size_t bytes, bool zeroed) {
   if (bytes >= kHugePageThreshold) return map_huge(bytes);
-  void* p = ::operator new(bytes ? bytes : 1, std::align_val_t{kAlignment});
+  void* p = ::operator new (bytes ? bytes : 1, std::align_val_t{kAlignment});
   if (zeroed) std::memset(p, 0, bytes);
-  return std::shared_ptr<void>(p,
-                               [](void* q) { ::operator delete(q, std::align_val_t{kAlignment}); });
+  return std::shared_ptr<void>(
+      p, [](void* q) { ::operator delete (q, std::align_val_t{kAlignment}); });
 }
 
 Tensor uninitialized_tensor(ElementType type, Shape shape) {

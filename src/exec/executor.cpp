@@ -88,7 +88,16 @@ Tensor output_tensor(const ExecPlan& plan, const ExecPlan::Slot& slot, ElementTy
     std::atomic_thread_fence(std::memory_order_acquire);
   } else {
     // Free, or still held by a caller who kept an earlier output: that one stays theirs.
-    buffer = allocate_buffer(plan.buffers[slot.buffer].bytes);
+    const std::size_t bytes = plan.buffers[slot.buffer].bytes;
+    auto spare = std::find_if(state.spare.begin(), state.spare.end(),
+                              [&](const auto& s) { return s.first == bytes; });
+    if (spare != state.spare.end()) {
+      buffer = std::move(spare->second);
+      *spare = std::move(state.spare.back());
+      state.spare.pop_back();
+    } else {
+      buffer = allocate_buffer(bytes);
+    }
   }
   return Tensor::view(type, shape, buffer.get(), buffer);
 }
@@ -459,7 +468,18 @@ class Run {
       state_.slots[slot] = Tensor();
       if (!plan_.slots[slot].returned) budget_.release(state_.slot_bytes[slot]);
     }
-    for (std::size_t b : step.drop) state_.buffers[b].reset();
+    for (std::size_t b : step.drop) retire(b);
+  }
+
+  /// Lets go of buffer `b` for this run: into the spare ones, lazily freed, unless someone
+  /// else still holds it (an observer that kept a tensor).
+  void retire(std::size_t b) {
+    std::shared_ptr<void>& buffer = state_.buffers[b];
+    if (buffer && buffer.use_count() == 1) {
+      free_pages_lazily(buffer.get(), plan_.buffers[b].bytes);
+      state_.spare.emplace_back(plan_.buffers[b].bytes, std::move(buffer));
+    }
+    buffer.reset();
   }
 
   const Graph& graph_;
