@@ -483,30 +483,37 @@ Tensor to_tensor(py::handle value, const Model& model, const PortInfo& port,
 // A NumPy array over an output tensor's memory: the array's base holds the tensor, so the memory
 // lives as long as the array, whatever happens to the session. Writable, unless it shares a
 // read-only input's buffer.
-py::array to_array(Tensor tensor, const std::vector<ReadOnlyRange>& read_only) {
+py::object to_array(Tensor tensor, const std::vector<ReadOnlyRange>& read_only) {
   const ElementType type = tensor.element_type();
   const py::object dt = dtype_of(type);
   if (dt.is_none()) throw Error(ErrorCode::usage, "an output has no element type");
   const std::size_t rank = tensor.rank();
-  std::vector<py::ssize_t> shape(rank), strides(rank);
-  py::ssize_t stride = static_cast<py::ssize_t>(irlite::element_size(type));
+  std::vector<Py_intptr_t> shape(rank), strides(rank);
+  auto stride = static_cast<Py_intptr_t>(irlite::element_size(type));
   for (std::size_t i = rank; i-- > 0;) {
-    shape[i] = static_cast<py::ssize_t>(tensor.shape()[i]);
+    shape[i] = static_cast<Py_intptr_t>(tensor.shape()[i]);
     strides[i] = stride;
     stride *= shape[i] > 0 ? shape[i] : 1;
   }
-  const py::dtype dtype = py::reinterpret_borrow<py::dtype>(dt);
   if (tensor.size() == 0 || tensor.data() == nullptr)
-    return py::array(dtype, std::move(shape), std::move(strides));
+    return py::array(py::reinterpret_borrow<py::dtype>(dt), shape, strides);
   void* data = tensor.data();
   bool writable = true;
   const auto* b = static_cast<const std::byte*>(data);
   for (const ReadOnlyRange& r : read_only)
     if (b >= r.begin && b < r.end) writable = false;
+  // NumPy's C API straight (as pybind11's py::array does, without its checks and copies of the
+  // shape): the array views the tensor's memory and its base, a capsule, owns the tensor.
+  auto& api = py::detail::npy_api::get();
+  const int flags = writable ? py::detail::npy_api::NPY_ARRAY_WRITEABLE_ : 0;
+  auto array = py::reinterpret_steal<py::object>(
+      api.PyArray_NewFromDescr_(api.PyArray_Type_, dt.inc_ref().ptr(), static_cast<int>(rank),
+                                shape.data(), strides.data(), data, flags, nullptr));
+  if (!array) throw py::error_already_set();
   auto* holder = new Tensor(std::move(tensor));
   py::capsule base(holder, [](void* p) { delete static_cast<Tensor*>(p); });
-  py::array array(dtype, std::move(shape), std::move(strides), data, base);
-  if (!writable) array.attr("setflags")(py::arg("write") = false);
+  if (api.PyArray_SetBaseObject_(array.ptr(), base.release().ptr()) != 0)
+    throw py::error_already_set();
   return array;
 }
 
@@ -515,7 +522,9 @@ py::array to_array(Tensor tensor, const std::vector<ReadOnlyRange>& read_only) {
 // A Session as Python holds it, with a flag that refuses a second thread running it at once.
 class PySession {
  public:
-  PySession(const Model& model, irlite::SessionOptions options) : session_(model, options) {}
+  PySession(const Model& model, irlite::SessionOptions options) : session_(model, options) {
+    for (const PortInfo& p : model.outputs()) output_names_.push_back(text(p.name));
+  }
 
   py::dict run(py::handle inputs);
   const irlite::Session& session() const { return session_; }
@@ -523,6 +532,8 @@ class PySession {
  private:
   irlite::Session session_;
   std::atomic<bool> busy_{false};
+  // The outputs' names as Python strings, made once: the keys of every run's dict.
+  std::vector<py::object> output_names_;
 };
 
 py::dict PySession::run(py::handle inputs) {
@@ -575,7 +586,11 @@ py::dict PySession::run(py::handle inputs) {
   }
   busy_.store(false);
   py::dict result;
-  for (auto& [name, tensor] : outputs) result[text(name)] = to_array(std::move(tensor), read_only);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    py::object array = to_array(std::move(outputs[i].second), read_only);
+    if (PyDict_SetItem(result.ptr(), output_names_[i].ptr(), array.ptr()) != 0)
+      throw py::error_already_set();
+  }
   return result;
 }
 
