@@ -4,8 +4,10 @@
 #   scripts/dev.sh run [MODEL.xml] [irlite run options...]   build the library and the command only (in
 #                                                            build-run), then run a model (default:
 #                                                            models/pipeline.xml)
-#   scripts/dev.sh test [--sanitize | --tsan]                build with warnings as errors, run every test
-#                                                            (--tsan: the threaded tests only)
+#   scripts/dev.sh test [--sanitize | --tsan]                build with warnings as errors, run every test,
+#                                                            the Python module's included (--sanitize:
+#                                                            not the Python module; --tsan: the threaded
+#                                                            tests only)
 #   scripts/dev.sh fuzz [SECONDS]                            run each libFuzzer target (default 60 s)
 #
 # Environment: BUILD_DIR (default build; build-run, build-asan, build-tsan, build-fuzz), JOBS (default:
@@ -46,8 +48,10 @@ case "$cmd" in
         exec "$dir/tests/irlite_thread_tests"
         ;;
       "")
+        # With the Python module and its pytest suite, for Debian's Python (the one whose
+        # pybind11, NumPy and pytest install_deps installed).
         dir=${BUILD_DIR:-$root/build}
-        build "$dir"
+        build "$dir" -DIRLITE_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3
         ;;
       *)
         echo "dev.sh test: unknown option $1 (--sanitize or --tsan)" >&2

@@ -3,10 +3,12 @@
 # Debian packages irlite needs, and the build the README's commands use.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# What building the library and the command needs; the tests also need doctest.
+# What building the library and the command needs; the tests also need doctest, and the Python
+# module and its tests pybind11, the Python headers, NumPy and pytest.
 run_packages=(cmake ninja-build g++ pkgconf libpugixml-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
   libpng-dev libturbojpeg0-dev)
-packages=("${run_packages[@]}" doctest-dev)
+python_packages=(python3-dev python3-pybind11 python3-numpy python3-pytest)
+packages=("${run_packages[@]}" doctest-dev "${python_packages[@]}")
 
 # Installs the Debian packages named that are not installed yet (apt-get, as root or through sudo).
 apt_install() {
