@@ -6,7 +6,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # What building the library and the command needs; the tests also need doctest.
 run_packages=(cmake ninja-build g++ pkgconf libpugixml-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
   libpng-dev libturbojpeg0-dev)
-packages=("${run_packages[@]}" doctest-dev)
+# The graph page's tests open it in headless Chromium (with a font of known metrics) and read
+# the --dot file back with Graphviz.
+packages=("${run_packages[@]}" doctest-dev chromium fonts-dejavu-core graphviz)
 
 # Installs the Debian packages named that are not installed yet (apt-get, as root or through sudo).
 apt_install() {
