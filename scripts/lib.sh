@@ -8,7 +8,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run_packages=(cmake ninja-build g++ pkgconf libpugixml-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
   libpng-dev libturbojpeg0-dev)
 python_packages=(python3-dev python3-pybind11 python3-numpy python3-pytest)
-packages=("${run_packages[@]}" doctest-dev "${python_packages[@]}")
+# The graph page's tests open it in headless Chromium (with a font of known metrics) and read
+# the --dot file back with Graphviz.
+packages=("${run_packages[@]}" doctest-dev "${python_packages[@]}" chromium fonts-dejavu-core graphviz)
 
 # Installs the Debian packages named that are not installed yet (apt-get, as root or through sudo).
 apt_install() {

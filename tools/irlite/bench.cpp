@@ -13,6 +13,8 @@
 #include <numeric>
 
 #include "commands.hpp"
+#include "files.hpp"
+#include "graph_page.hpp"
 #include "inputs.hpp"
 #include "profile.hpp"
 #include "run_json.hpp"
@@ -187,7 +189,7 @@ int bench_command(const BenchOptions& options) {
   if (!loaded) return kExitError;
   const Model& model = *loaded;
   SessionOptions settings = session_options(options.threads, options.max_memory);
-  settings.profile = options.profile || !options.profile_json.empty();
+  settings.profile = options.profile || !options.profile_json.empty() || !options.html.empty();
   Session session(model, settings);
   r.load_ms = ms_since(start);
   const Inputs inputs = prepare_inputs(model, options.inputs, options.image, options.seed,
@@ -211,6 +213,11 @@ int bench_command(const BenchOptions& options) {
     if (options.profile) print_profile(model, profiles, stdout);  // not with --json
   }
   if (!options.profile_json.empty()) write_chrome_trace(model, profiles, options.profile_json);
+  if (!options.html.empty()) {
+    Json doc = model_json(&model, model.source(), model.warnings(), {});
+    doc["profile"] = profile_json(model, profiles);
+    write_file(options.html, graph_page(doc));
+  }
   return kExitOk;
 }
 

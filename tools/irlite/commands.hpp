@@ -125,6 +125,8 @@ struct BenchOptions {
   bool profile = false;
   /// --profile-json: the Chrome trace of those runs; empty for none.
   std::string profile_json;
+  /// --html: the graph page coloured by each layer's share of those runs; empty for none.
+  std::string html;
 };
 inline constexpr std::size_t kBenchIterations = 1000;
 /// The timed runs whose layer times --profile and --profile-json keep: the first this many.
@@ -137,6 +139,8 @@ struct InspectOptions {
   InferencePrecision precision = InferencePrecision::f32;  ///< --precision
   std::vector<std::string> shapes;
   bool json = false;
+  std::string html;  ///< --html: the graph page to write; empty for none
+  std::string dot;   ///< --dot: the Graphviz file to write; empty for none
 };
 
 /// Each returns the exit status; irlite::Error and UsageError propagate to main.

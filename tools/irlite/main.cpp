@@ -61,13 +61,20 @@ types and shapes (with the dims the IR declares where they differ, "not run" for
 that reach no Result and "folded" for layers computed while loading, their inputs being
 all known) and key attributes; then the count of layers per op and the bytes of the Consts.
 Every problem is reported at once, one line each on stderr, and the exit status is then 1.
+--html FILE writes the graph instead, as one page that needs no network: a box per layer
+(Consts shown in their readers' boxes), inferred shapes on the edges, and in colour the
+unsupported ops, problems and warnings, declared shapes that differ, layers folded at load
+and layers not run; click a layer for its attributes, search by name or type, wheel to zoom,
+drag to pan. --dot FILE writes the same for Graphviz.
 The model is inspected without its .bin when it is missing (shapes that depend on
 Const values are then inferred without them).
 
 Examples:
   irlite inspect model.xml
   irlite inspect model.xml --shape 'x=[1,3,224,224]'
-  irlite inspect model.xml --json > model.json)";
+  irlite inspect model.xml --json > model.json
+  irlite inspect model.xml --html model.html
+  irlite inspect model.xml --dot model.dot && dot -Tsvg model.dot -o model.svg)";
 
 constexpr const char* kOpsHelp = R"(
 Each op version with the opsets that select it and the element types of its inputs and
@@ -204,6 +211,12 @@ int main(int argc, char** argv) {
       ->type_name("[NAME=][DIMS]")
       ->allow_extra_args(false);
   inspect_cmd->add_flag("--json", inspect.json, "Print one JSON document instead of text");
+  inspect_cmd
+      ->add_option("--html", inspect.html,
+                   "Write the graph as a self-contained page (layout, shapes, problems)")
+      ->type_name("OUT.html");
+  inspect_cmd->add_option("--dot", inspect.dot, "Write the graph for Graphviz (dot -Tsvg)")
+      ->type_name("OUT.dot");
   inspect_cmd
       ->add_option("-w,--weights", inspect.weights, "The .bin file (default: beside the .xml)")
       ->type_name("FILE.bin");

@@ -38,11 +38,14 @@ object instead (see the README for its fields). While it runs, a progress line i
 shown on stderr when stderr is a terminal. --profile adds each compute layer's median
 time over the timed runs (the first 1000 of them) as 'irlite run --profile' prints it,
 and --profile-json FILE writes those runs as a Chrome trace (with --json, the one to use).
+--html FILE writes the model's graph page (as 'irlite inspect --html') with each layer
+coloured by its share of the median run and the per-layer times in a table beside it.
 
 Examples:
   irlite bench model.xml
   irlite bench model.xml -i x=x.npy -n 500 --threads 1
-  irlite bench model.xml -t 10 --json > bench.json)";
+  irlite bench model.xml -t 10 --json > bench.json
+  irlite bench model.xml --profile --html profile.html)";
 
 constexpr const char* kImageHelp = R"(
 
@@ -125,6 +128,10 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchOptions& options, std::string
   bench
       ->add_option("--profile-json", options.profile_json, "Write the timed runs as a Chrome trace")
       ->type_name("FILE");
+  bench
+      ->add_option("--html", options.html,
+                   "Write the graph page coloured by the layers' times over the timed runs")
+      ->type_name("OUT.html");
   bench
       ->add_option("--max-memory", options.max_memory,
                    "Memory budget of a run and of the random inputs (default: half the RAM)")

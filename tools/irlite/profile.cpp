@@ -14,8 +14,6 @@
 namespace irlite::cli {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 /// The median of `values` (the mean of the middle two for an even count); 0 for none.
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -140,6 +138,24 @@ void print_profile(const Model& model, std::span<const RunProfile> runs, std::FI
   }
   fmt::print(out, "layers: {} ({:.1f}%), run: {}\n", format_time(layers_ns), share(layers_ns),
              format_time(total));
+}
+
+Json profile_json(const Model& model, std::span<const RunProfile> runs) {
+  Json doc{{"runs", runs.size()}, {"total_ns", 0.0}, {"layers", Json::array()}};
+  if (runs.empty()) return doc;
+  std::vector<double> totals;
+  for (const RunProfile& run : runs) totals.push_back(static_cast<double>(run.total_ns));
+  const double total = median(totals);
+  doc["total_ns"] = total;
+  for (const LayerSummary& row : summarize(runs)) {
+    Json fused = Json::array();
+    for (const std::size_t f : row.layer->fused_layers) fused.push_back(model.layers()[f].id);
+    doc["layers"].push_back({{"id", row.layer->id},
+                             {"median_ns", row.median_ns},
+                             {"share", total > 0 ? 100 * row.median_ns / total : 0.0},
+                             {"fused", std::move(fused)}});
+  }
+  return doc;
 }
 
 void write_chrome_trace(const Model& model, std::span<const RunProfile> runs,

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "irlite/irlite.hpp"
+#include "model_json.hpp"
 
 namespace irlite::cli {
 
@@ -21,6 +22,11 @@ void print_profile(const Model& model, std::span<const RunProfile> runs, std::FI
 /// complete ("X") event per layer named after it, with the op type as category, times in
 /// microseconds and the layer's id, type-version, shapes and bytes as args. Throws Error(io)
 /// naming the file when it cannot be written.
+/// The runs for the graph page: {"runs": count, "total_ns": median run time, "layers": one per
+/// compute layer of the first run, {"id", "median_ns", "share" (percent of total_ns),
+/// "fused": [ids of the layers its kernel ran]}}.
+Json profile_json(const Model& model, std::span<const RunProfile> runs);
+
 void write_chrome_trace(const Model& model, std::span<const RunProfile> runs,
                         const std::filesystem::path& path);
 
