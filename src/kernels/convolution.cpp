@@ -81,7 +81,11 @@ IRLITE_MULTIVERSION void split_even_odd(const float* __restrict row, std::int64_
     simd::store(even + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
     simd::store(odd + j, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
   }
-  for (std::int64_t i = 2 * j; i < iw; ++i) (i % 2 ? odd : even)[i / 2] = row[i];
+  for (; 2 * j + 1 < iw; ++j) {
+    even[j] = row[2 * j];
+    odd[j] = row[2 * j + 1];
+  }
+  if (2 * j < iw) even[j] = row[2 * j];
 }
 
 /// Whether the depthwise loop reads input rows in place (f32, stride 1 along the row) rather
