@@ -36,13 +36,13 @@ case "$cmd" in
     case "${1:-}" in
       --sanitize)
         dir=${BUILD_DIR:-$root/build-asan}
-        build "$dir" -DIRLITE_SANITIZE=ON
+        build "$dir" -DIRLITE_SANITIZE=ON "$sanitizer_flags"
         export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
         ;;
       --tsan)
         # The tests that run threads: Sessions sharing a Model, the thread pool, the kernels' splits.
         dir=${BUILD_DIR:-$root/build-tsan}
-        configure "$dir" -DIRLITE_TSAN=ON -DIRLITE_BUILD_TOOLS=OFF
+        configure "$dir" -DIRLITE_TSAN=ON -DIRLITE_BUILD_TOOLS=OFF "$sanitizer_flags"
         cmake --build "$dir" --target irlite_thread_tests -j "${JOBS:-$(nproc)}"
         export TSAN_OPTIONS=halt_on_error=1
         exec "$dir/tests/irlite_thread_tests"
@@ -68,7 +68,7 @@ case "$cmd" in
     install_deps
     apt_install clang-14 libclang-rt-14-dev
     dir=${BUILD_DIR:-$root/build-fuzz}
-    CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$sanitizer_flags" \
       -DIRLITE_FUZZ=ON -DIRLITE_SANITIZE=ON -DIRLITE_BUILD_TESTS=OFF -DIRLITE_BUILD_TOOLS=OFF >/dev/null
     cmake --build "$dir" --target load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer \
       image_fuzzer -j "${JOBS:-$(nproc)}"

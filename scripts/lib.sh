@@ -42,6 +42,10 @@ configure() {
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRLITE_WERROR=ON "$@" >/dev/null
 }
 
+# The sanitizer builds' optimisation: -O1 with line tables only compiles in half the time of the
+# test build's -O2 -g and keeps the reports' file:line; -O2's warnings come from the test build.
+sanitizer_flags="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+
 # build DIR [CMAKE OPTIONS...]: configure, then build every target.
 build() {
   local dir=$1

@@ -49,15 +49,21 @@ std::shared_ptr<void> map_huge(std::size_t bytes) {
   return std::shared_ptr<void>(p, [length](void* q) { ::munmap(q, length); });
 }
 
+// madvise(advice) on the `step`-aligned pages that lie wholly inside [data, data + bytes): the
+// partial pages at either end may hold other objects' bytes.
+[[maybe_unused]] void advise_whole_pages(void* data, std::size_t bytes, std::size_t step,
+                                         int advice) {
+  const auto base = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t start = round_up(base, step);
+  const std::uintptr_t end = (base + bytes) / step * step;
+  if (start < end) ::madvise(reinterpret_cast<void*>(start), end - start, advice);
+}
+
 }  // namespace
 
 void advise_huge_pages(void* data, std::size_t bytes) {
 #ifdef MADV_HUGEPAGE
-  if (bytes < kHugePageThreshold) return;
-  const auto base = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t start = round_up(base, kHugePage);
-  const std::uintptr_t end = (base + bytes) / kHugePage * kHugePage;
-  if (start < end) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+  if (bytes >= kHugePageThreshold) advise_whole_pages(data, bytes, kHugePage, MADV_HUGEPAGE);
 #else
   (void)data;
   (void)bytes;
@@ -66,10 +72,7 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 
 void free_pages_lazily(void* data, std::size_t bytes) {
 #ifdef MADV_FREE
-  const auto base = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t start = round_up(base, kPage);
-  const std::uintptr_t end = (base + bytes) / kPage * kPage;
-  if (start < end) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_FREE);
+  advise_whole_pages(data, bytes, kPage, MADV_FREE);
 #else
   (void)data;
   (void)bytes;

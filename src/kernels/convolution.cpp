@@ -352,45 +352,34 @@ std::array<EpilogueStep, kMaxConvSteps> group_steps(std::span<const EpilogueStep
   return out;
 }
 
-/// f32: per image and group, y[C_OUT, pixels] = W[C_OUT, patch] x X[patch, pixels], X being
-/// the input itself (pointwise) or its im2col blocks, read in place by the GEMM, which writes
-/// y directly and runs the steps on each channel's row.
-void filters_first_gemm(const Parallel& par, const ConvGeometry& g, const float* x,
-                        const float* filters, float* y, const Buffers<float>& b,
-                        std::span<const EpilogueStep> steps) {
-  const std::int64_t out_size = g.out_size(), patch = g.patch();
+/// Runs one GEMM per image, group and block of output rows, as
+/// `block_gemm(group, steps, in, pixels, out)`: `in` is the group's input itself (pointwise) or
+/// the block's im2col columns, `pixels` the block's output pixels, `out` where its output starts in
+/// the group's channels-first output (a row of out_size() pixels per channel), and `steps` the
+/// fused steps with their values from the group's first channel on.
+template <class T, class BlockGemm>
+void for_each_block(const Parallel& par, const ConvGeometry& g, const T* x, T* y,
+                    const Buffers<T>& b, std::span<const EpilogueStep> steps,
+                    const BlockGemm& block_gemm) {
+  const std::int64_t out_size = g.out_size();
   const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);
   for (std::int64_t n = 0; n < g.batch; ++n)
     for (std::int64_t group = 0; group < g.groups; ++group) {
       const std::int64_t image_group = n * g.groups + group;
       const auto values = group_steps(steps, group, g.out_channels);
-      const float* xg = x + image_group * g.in_channels * g.in_size();
-      float* yg = y + image_group * g.out_channels * out_size;
-      const Scratch gemm_scratch = b.gemm[0];
-      GemmArgs<float> args;
-      args.m = g.out_channels;
-      args.k = patch;
-      args.a = filters + group * g.out_channels * patch;
-      args.ldc = out_size;
-      args.scratch = &gemm_scratch;
-      args.epilogue.steps = std::span<const EpilogueStep>(values.data(), step_count);
-      args.epilogue.steps_per_row = true;
+      const std::span<const EpilogueStep> own(values.data(), step_count);
+      const T* xg = x + image_group * g.in_channels * g.in_size();
+      T* yg = y + image_group * g.out_channels * out_size;
       if (g.pointwise()) {
-        args.n = out_size;
-        args.c = yg;
-        gemm_b_in_place(par, args, xg);
+        block_gemm(group, own, xg, out_size, yg);
         continue;
       }
       const std::int64_t rows = g.out[0] * g.out[1];
-      const std::int64_t block = rows_per_block(g, sizeof(float));
+      const std::int64_t block = rows_per_block(g, sizeof(T));
       for (std::int64_t r0 = 0; r0 < rows; r0 += block) {
         const std::int64_t count = std::min(block, rows - r0);
         im2col(par, g, xg, r0, count, b.columns.data());
-        const Scratch block_scratch = b.gemm[0];
-        args.n = count * g.out[2];
-        args.c = yg + r0 * g.out[2];
-        args.scratch = &block_scratch;
-        gemm_b_in_place(par, args, b.columns.data());
+        block_gemm(group, own, b.columns.data(), count * g.out[2], yg + r0 * g.out[2]);
       }
     }
 }
@@ -434,52 +423,50 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
     return;
   }
   if constexpr (filters_first<T>) {
-    filters_first_gemm(par, g, x, filters, y, b, steps);
-    return;
+    // y[C_OUT, pixels] = W[C_OUT, patch] x X[patch, pixels]: X is read in place, y written
+    // directly, and the steps run on each channel's row.
+    for_each_block(par, g, x, y, b, steps,
+                   [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
+                       std::int64_t pixels, float* out) {
+                     const Scratch gemm_scratch = b.gemm[0];
+                     GemmArgs<float> args;
+                     args.m = g.out_channels;
+                     args.n = pixels;
+                     args.k = g.patch();
+                     args.a = filters + group * g.out_channels * g.patch();
+                     args.c = out;
+                     args.ldc = g.out_size();
+                     args.scratch = &gemm_scratch;
+                     args.epilogue.steps = own;
+                     args.epilogue.steps_per_row = true;
+                     gemm_b_in_place(par, args, in);
+                   });
+  } else {
+    // C[pixels, C_OUT] = X^T x W^T on the packed filters, stored transposed (channels first)
+    // and rounded to T.
+    const PackedB lent = weights ? PackedB()
+                                 : PackedB(filters, g.groups, g.patch(), g.out_channels,
+                                           /*transposed=*/true, b.packed.data(), gemm_isa(), par);
+    const PackedB& packed = weights ? weights->packed : lent;
+    for_each_block(par, g, x, y, b, steps,
+                   [&](std::int64_t group, std::span<const EpilogueStep> own, const T* in,
+                       std::int64_t pixels, T* out) {
+                     const Scratch gemm_scratch = b.gemm[0];
+                     GemmArgs<T> args;
+                     args.m = pixels;
+                     args.n = g.out_channels;
+                     args.k = g.patch();
+                     args.a = in;
+                     args.transpose_a = true;
+                     args.c = out;
+                     args.transpose_c = true;
+                     args.ldc = g.out_size();
+                     args.b_index = &group;
+                     args.scratch = &gemm_scratch;
+                     args.epilogue.steps = own;
+                     gemm(par, args, packed);
+                   });
   }
-  const PackedB lent = weights ? PackedB()
-                               : PackedB(filters, g.groups, g.patch(), g.out_channels,
-                                         /*transposed=*/true, b.packed.data(), gemm_isa(), par);
-  const PackedB& packed = weights ? weights->packed : lent;
-  const std::int64_t out_size = g.out_size();
-  // Output matrix (image, group) is C transposed: out_channels rows of out_size pixels.
-  for (std::int64_t n = 0; n < g.batch; ++n)
-    for (std::int64_t group = 0; group < g.groups; ++group) {
-      const std::int64_t image_group = n * g.groups + group;
-      const auto values = group_steps(steps, group, g.out_channels);
-      const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);
-      const T* xg = x + image_group * g.in_channels * g.in_size();
-      T* yg = y + image_group * g.out_channels * out_size;
-      GemmArgs<T> args;
-      args.n = g.out_channels;
-      args.k = g.patch();
-      args.transpose_a = true;
-      args.transpose_c = true;
-      args.ldc = out_size;
-      args.b_index = &group;
-      args.epilogue.steps = std::span<const EpilogueStep>(values.data(), step_count);
-      if (g.pointwise()) {
-        const Scratch gemm_scratch = b.gemm[0];
-        args.m = out_size;
-        args.a = xg;
-        args.c = yg;
-        args.scratch = &gemm_scratch;
-        gemm(par, args, packed);
-        continue;
-      }
-      const std::int64_t rows = g.out[0] * g.out[1];
-      const std::int64_t block = rows_per_block(g, sizeof(T));
-      for (std::int64_t r0 = 0; r0 < rows; r0 += block) {
-        const std::int64_t count = std::min(block, rows - r0);
-        im2col(par, g, xg, r0, count, b.columns.data());
-        const Scratch gemm_scratch = b.gemm[0];
-        args.m = count * g.out[2];
-        args.a = b.columns.data();
-        args.c = yg + r0 * g.out[2];
-        args.scratch = &gemm_scratch;
-        gemm(par, args, packed);
-      }
-    }
 }
 
 #define IRLITE_CONV_INSTANTIATE(T)                                                       \
