@@ -350,11 +350,17 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                         ldc = ldc_out;
                       }
                     }
-                    if (k == 0)
+                    const bool epilogue = !args.epilogue.empty();
+                    if (k == 0) {
                       for (std::int64_t r = 0; r < rows; ++r) std::fill_n(c + r * ldc, cols, 0.0f);
+                      if (epilogue) apply_epilogue(args.epilogue, c, ldc, i0, rows, j0, cols);
+                    }
                     for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
                       const std::int64_t kc = std::min(kKc, k - p0);
                       const bool accumulate = p0 > 0;
+                      // The last k block runs the epilogue on each tile as it is finished,
+                      // while the tile is in L1.
+                      const bool finish = epilogue && p0 + kc == k;
                       for (std::int64_t s = 0; s * mr < rows; ++s)
                         pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr),
                                p0, kc, mr, ap + s * mr * kc);
@@ -388,20 +394,20 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                           const float* as = ap + s * mr * kc;
                           if (pc == nr) {
                             kr.tile(tr, kc, as, bp, b_stride, ct, ldc, accumulate);
-                            continue;
-                          }
-                          // A panel past n: the tile goes through a full-width copy.
-                          if (accumulate)
+                          } else {
+                            // A panel past n: the tile goes through a full-width copy.
+                            if (accumulate)
+                              for (std::int64_t r = 0; r < tr; ++r)
+                                std::copy_n(ct + r * ldc, pc, tile + r * nr);
+                            kr.tile(tr, kc, as, bp, b_stride, tile, nr, accumulate);
                             for (std::int64_t r = 0; r < tr; ++r)
-                              std::copy_n(ct + r * ldc, pc, tile + r * nr);
-                          kr.tile(tr, kc, as, bp, b_stride, tile, nr, accumulate);
-                          for (std::int64_t r = 0; r < tr; ++r)
-                            std::copy_n(tile + r * nr, pc, ct + r * ldc);
+                              std::copy_n(tile + r * nr, pc, ct + r * ldc);
+                          }
+                          if (finish)
+                            apply_epilogue(args.epilogue, ct, ldc, i0 + s * mr, tr, p * nr, pc);
                         }
                       }
                     }
-                    if (!args.epilogue.empty())
-                      apply_epilogue(args.epilogue, c, ldc, i0, rows, j0, cols);
                     if (direct) continue;
                     if (args.transpose_c) {
                       for (std::int64_t j = 0; j < cols; ++j) {
