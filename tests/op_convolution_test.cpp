@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -387,6 +388,21 @@ TEST_CASE("Convolution and GroupConvolution on small cases worked out by hand") 
     t.input_parameter("x", tensor(ElementType::f32, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}));
     t.input_const("w", tensor(ElementType::f32, {2, 1, 1, 1, 1}, {2, -1}));
     CHECK(doubles(t.run()[0]) == std::vector<double>{2, 4, 6, 8, -5, -6, -7, -8});
+  }
+  // Depthwise 3x3 with pads 1 and an infinite right tap, on rows of ones: the tap skips the
+  // padding (each row's last column is 2, not inf x 0 = NaN) and adds inf everywhere else. (The
+  // depthwise loop; the im2col path multiplies padding zeros.)
+  {
+    Conv c = conv2d(1, 1);
+    c.grouped = true;
+    OpTester t = c.tester();
+    const double inf = std::numeric_limits<double>::infinity();
+    t.input_parameter("x", tensor(ElementType::f32, {1, 2, 1, 20}, std::vector<double>(40, 1.0)));
+    t.input_const("w", tensor(ElementType::f32, {2, 1, 1, 3, 3},
+                              {0, 0, 0, 1, 1, inf, 0, 0, 0, 0, 0, 0, 1, 1, inf, 0, 0, 0}));
+    std::vector<double> want(40, inf);
+    want[19] = want[39] = 2;
+    CHECK(doubles(t.run()[0]) == want);
   }
   // Two groups of two channels, one output each: the sums of their own channels.
   {

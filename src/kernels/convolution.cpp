@@ -3,6 +3,7 @@
 #include "kernels/convolution.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 #include <type_traits>
 
@@ -57,9 +58,16 @@ std::int64_t rows_per_block(const ConvGeometry& g, std::size_t element) {
   return std::clamp<std::int64_t>(fit, 1, std::max<std::int64_t>(rows, 1));
 }
 
-/// Where the kernel position kw along a row reads, for input rows split into `stride` phases of
-/// `len` elements (phase p holds input columns p, p + stride, ...): output column o reads element
-/// base + o of the split row, which is inside the input when 0 <= o + q < phase_len.
+/// How the depthwise loop holds an input row: split into `stride` phases (phase p holds input
+/// columns p, p + stride, ...), each `phase` floats long: `left` zeros, the phase's columns, then
+/// zeros. Every kernel position then reads inside the held row for every output column up to
+/// ow rounded up to a whole vector, zeros where it falls outside the input.
+struct RowLayout {
+  std::int64_t left = 0, phase = 0;
+};
+
+/// Where kernel position kw along a row reads in a held row: output column o reads element
+/// base + o, which is inside the input when 0 <= o + q < phase_len.
 struct ColumnTap {
   std::int64_t base = 0, q = 0, phase_len = 0;
 };
@@ -67,6 +75,35 @@ struct ColumnTap {
 /// The split rows' phase length: ceil(iw / stride).
 IRLITE_INLINE std::int64_t phase_length(std::int64_t iw, std::int64_t stride) {
   return (iw + stride - 1) / stride;
+}
+
+/// floor(offset / stride): where kernel position offset `offset` starts in its phase.
+IRLITE_INLINE std::int64_t phase_start(std::int64_t offset, std::int64_t stride) {
+  return offset >= 0 ? offset / stride : -((-offset + stride - 1) / stride);
+}
+
+RowLayout row_layout(const ConvGeometry& g) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  const std::int64_t s = g.stride[2];
+  // The taps' starts grow with kw: the first reads furthest left, the last furthest right.
+  const std::int64_t first = phase_start(-g.pad_begin[2], s);
+  const std::int64_t last = phase_start((g.kernel[2] - 1) * g.dilation[2] - g.pad_begin[2], s);
+  const std::int64_t columns = (g.out[2] + L - 1) / L * L;
+  RowLayout r;
+  r.left = std::max<std::int64_t>(0, -first);
+  r.phase = r.left + std::max(phase_length(g.in[2], s), last + columns);
+  return r;
+}
+
+/// Fills `taps`, one per kernel position along the row.
+void column_taps(const ConvGeometry& g, const RowLayout& layout, std::span<ColumnTap> taps) {
+  const std::int64_t s = g.stride[2], iw = g.in[2];
+  for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+    const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
+    const std::int64_t q = phase_start(offset, s), p = offset - q * s;
+    const std::int64_t phase_len = p < iw ? phase_length(iw - p, s) : 0;
+    taps[static_cast<std::size_t>(kw)] = {p * layout.phase + layout.left + q, q, phase_len};
+  }
 }
 
 /// Splits a row of `iw` floats into its even and odd columns (a stride of 2), a vector at a time.
@@ -88,27 +125,26 @@ IRLITE_MULTIVERSION void split_even_odd(const float* __restrict row, std::int64_
   if (2 * j < iw) even[j] = row[2 * j];
 }
 
-/// Whether the depthwise loop reads input rows in place (f32, stride 1 along the row) rather
-/// than split into phases and converted to float.
-template <class T>
-bool rows_in_place(const ConvGeometry& g) {
-  return std::is_same_v<T, float> && g.stride[2] == 1;
+/// Input rows the depthwise loop holds per chunk: one per kernel position across the rows (a
+/// row is loaded once and kept while the output rows under it are made).
+std::int64_t held_rows(const ConvGeometry& g) {
+  return g.kernel[0] * g.kernel[1];
 }
 
-/// The floats per chunk of the depthwise loop: a row of sums, then (unless rows are read in
-/// place) a split copy of each input row under the kernel.
+/// The floats per chunk of the depthwise loop: the held rows, then, unless T is float (whose
+/// sums go straight to the output), a row of sums.
 template <class T>
 std::size_t depthwise_chunk_floats(const ConvGeometry& g) {
-  const std::int64_t split = rows_in_place<T>(g) ? 0
-                                                 : g.kernel[0] * g.kernel[1] * g.stride[2] *
-                                                       phase_length(g.in[2], g.stride[2]);
-  return static_cast<std::size_t>(g.out[2] + split);
+  const std::int64_t sums = std::is_same_v<T, float> ? 0 : g.out[2];
+  return static_cast<std::size_t>(held_rows(g) * g.stride[2] * row_layout(g).phase + sums);
 }
 
-/// The depthwise loop's buffers: per chunk, depthwise_chunk_floats() floats and a pointer to
-/// each input row under the kernel and to its weights; the taps along a row.
+/// The depthwise loop's buffers: per chunk, depthwise_chunk_floats() floats, which input row
+/// each held row is (-1: none yet), and a pointer to each input row under the kernel and to its
+/// weights; the taps along a row.
 struct DepthwiseBuffers {
   std::span<float> floats;
+  std::span<std::int64_t> held;
   std::span<const float*> rows, weights;
   std::span<ColumnTap> taps;
 };
@@ -138,6 +174,7 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, bool prepared, 
       b.depthwise = s.take<float>(static_cast<std::size_t>(g.groups * g.kernel_size()));
     const auto row_taps = static_cast<std::size_t>(g.kernel[0] * g.kernel[1]);
     b.depthwise_rows.floats = s.take<float>(depthwise_chunk_floats<T>(g) * threads);
+    b.depthwise_rows.held = s.take<std::int64_t>(static_cast<std::size_t>(held_rows(g)) * threads);
     b.depthwise_rows.rows = s.take<const float*>(row_taps * threads);
     b.depthwise_rows.weights = s.take<const float*>(row_taps * threads);
     b.depthwise_rows.taps = s.take<ColumnTap>(static_cast<std::size_t>(g.kernel[2]));
@@ -202,44 +239,19 @@ void im2col(const Parallel& par, const ConvGeometry& g, const T* x, std::int64_t
       });
 }
 
-/// Fills `taps` (one per kernel position along the row) and returns the output columns
-/// [lo, hi) that every tap reads inside the input.
-Span column_taps(const ConvGeometry& g, std::span<ColumnTap> taps) {
-  const std::int64_t s = g.stride[2], iw = g.in[2], len = phase_length(iw, s);
-  Span all{0, g.out[2]};
-  for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-    const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
-    const std::int64_t q = offset >= 0 ? offset / s : -((-offset + s - 1) / s);  // floor
-    const std::int64_t p = offset - q * s;
-    const std::int64_t phase_len = p < iw ? phase_length(iw - p, s) : 0;
-    taps[static_cast<std::size_t>(kw)] = {p * len + q, q, phase_len};
-    all.lo = std::max(all.lo, -q);
-    all.hi = std::min(all.hi, phase_len - q);
-  }
-  all.hi = std::max(all.lo, all.hi);
-  return all;
-}
-
-/// One depthwise output row: out[o] = the sum, over the `count` input rows (split as
-/// column_taps() says) and then the taps along the row, in increasing order, of the weight times
-/// the input, each product rounded before it is added, from 0; taps outside the input add
-/// nothing. Columns [lo, hi) read inside the input at every tap and run a vector at a time.
+/// One depthwise output row: out[o] = the sum, over the `count` held input rows and then the
+/// taps along the row, in increasing order, of the weight times the input, each product rounded
+/// before it is added, from 0; taps outside the input add nothing. Columns below `vector_end`
+/// (ow, or 0) run a vector at a time and add the held rows' zeros for taps outside the input:
+/// with finite weights each adds a zero, which changes no sum (a sum from +0 is never -0).
 IRLITE_MULTIVERSION void depthwise_row(float* __restrict out, const float* const* rows,
                                        const float* const* weights, std::int64_t count,
                                        const ColumnTap* taps, std::int64_t tap_count,
-                                       std::int64_t ow, std::int64_t lo, std::int64_t hi) {
+                                       std::int64_t ow, std::int64_t vector_end) {
   using V = simd::vec<float>;
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
   std::int64_t o = 0;
-  for (; o < lo; ++o) {
-    float acc = 0.0f;
-    for (std::int64_t r = 0; r < count; ++r)
-      for (std::int64_t t = 0; t < tap_count; ++t)
-        if (o + taps[t].q >= 0 && o + taps[t].q < taps[t].phase_len)
-          acc = acc + weights[r][t] * rows[r][taps[t].base + o];
-    out[o] = acc;
-  }
-  for (; o + 4 * L <= hi; o += 4 * L) {
+  for (; o + 4 * L <= vector_end; o += 4 * L) {
     V a0{}, a1{}, a2{}, a3{};
     for (std::int64_t r = 0; r < count; ++r)
       for (std::int64_t t = 0; t < tap_count; ++t) {
@@ -255,20 +267,52 @@ IRLITE_MULTIVERSION void depthwise_row(float* __restrict out, const float* const
     simd::store(out + o + 2 * L, a2);
     simd::store(out + o + 3 * L, a3);
   }
-  for (; o + L <= hi; o += L) {
+  for (; o < vector_end; o += L) {
     V a{};
     for (std::int64_t r = 0; r < count; ++r)
       for (std::int64_t t = 0; t < tap_count; ++t)
         a = a + simd::broadcast(weights[r][t]) * simd::load(rows[r] + (taps[t].base + o));
-    simd::store(out + o, a);
+    if (o + L <= vector_end) {
+      simd::store(out + o, a);
+    } else {
+      // The held rows reach a whole vector past ow; the output row does not.
+      alignas(32) float last[L];
+      simd::store(last, a);
+      std::copy_n(last, vector_end - o, out + o);
+    }
   }
-  for (; o < ow; ++o) {
+  for (o = vector_end; o < ow; ++o) {
     float acc = 0.0f;
     for (std::int64_t r = 0; r < count; ++r)
       for (std::int64_t t = 0; t < tap_count; ++t)
         if (o + taps[t].q >= 0 && o + taps[t].q < taps[t].phase_len)
           acc = acc + weights[r][t] * rows[r][taps[t].base + o];
     out[o] = acc;
+  }
+}
+
+/// Copies input row `src` (iw elements) into `dst` as `layout` holds it, as floats.
+template <class T>
+void hold_row(const T* src, std::int64_t iw, std::int64_t s, const RowLayout& layout, float* dst) {
+  for (std::int64_t p = 0; p < s; ++p) {
+    float* d = dst + p * layout.phase;
+    const std::int64_t len = p < iw ? phase_length(iw - p, s) : 0;
+    std::fill_n(d, layout.left, 0.0f);
+    std::fill(d + layout.left + len, d + layout.phase, 0.0f);
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (s == 1) {
+      std::copy_n(src, iw, dst + layout.left);
+      return;
+    }
+    if (s == 2) {
+      split_even_odd(src, iw, dst + layout.left, dst + layout.phase + layout.left);
+      return;
+    }
+  }
+  for (std::int64_t p = 0; p < s; ++p) {
+    float* d = dst + p * layout.phase + layout.left;
+    for (std::int64_t i = p, j = 0; i < iw; i += s, ++j) d[j] = to_float(src[i]);
   }
 }
 
@@ -280,16 +324,25 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
   const std::int64_t rows = g.out[0] * g.out[1], ow = g.out[2], iw = g.in[2];
   const std::int64_t planes = g.batch * g.groups, kernel = g.kernel_size();
   const std::int64_t units = planes * rows, row_taps = g.kernel[0] * g.kernel[1];
-  const std::int64_t s = g.stride[2], len = phase_length(iw, s);
-  const Span inner = column_taps(g, buffers.taps);
+  const std::int64_t s = g.stride[2], held = held_rows(g);
+  const RowLayout layout = row_layout(g);
+  column_taps(g, layout, buffers.taps);
+  const std::int64_t row_floats = s * layout.phase;
   const std::size_t chunk_floats = depthwise_chunk_floats<T>(g);
+  // A weight of inf or NaN times a held zero is NaN where the sum must skip the tap: such
+  // filters take the scalar loop, which skips taps outside the input.
+  const bool finite =
+      std::all_of(w, w + g.groups * kernel, [](float v) { return std::isfinite(v); });
+  const std::int64_t vector_end = finite ? ow : 0;
   par.for_range(
       static_cast<std::size_t>(units),
       static_cast<std::size_t>(
           std::max<std::int64_t>(1, (1 << 13) / std::max<std::int64_t>(ow * kernel, 1))),
       [&](std::size_t first, std::size_t last, std::size_t chunk) {
-        float* const acc = buffers.floats.data() + chunk * chunk_floats;
-        float* const split = acc + ow;
+        float* const data = buffers.floats.data() + chunk * chunk_floats;
+        float* const acc = data + held * row_floats;
+        std::int64_t* const held_row = buffers.held.data() + chunk * static_cast<std::size_t>(held);
+        std::fill_n(held_row, held, -1);
         const float** const in_rows =
             buffers.rows.data() + chunk * static_cast<std::size_t>(row_taps);
         const float** const weights =
@@ -307,36 +360,30 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
             for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh) {
               const std::int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
               if (ih < 0 || ih >= g.in[1]) continue;
-              const T* in_row = xp + (id * g.in[1] + ih) * iw;
-              weights[count] = wk + (kd * g.kernel[1] + kh) * g.kernel[2];
-              if constexpr (std::is_same_v<T, float>) {
-                if (s == 1) {
-                  in_rows[count++] = in_row;
-                  continue;
-                }
+              // Input rows a kernel apart along an axis land in different slots: rows under
+              // one output row never share one, and a row stays held while the next output
+              // rows read it.
+              const std::int64_t slot =
+                  id / g.dilation[0] % g.kernel[0] * g.kernel[1] + ih / g.dilation[1] % g.kernel[1];
+              const std::int64_t input_row = (plane * g.in[0] + id) * g.in[1] + ih;
+              float* const dst = data + slot * row_floats;
+              if (held_row[slot] != input_row) {
+                hold_row(xp + (id * g.in[1] + ih) * iw, iw, s, layout, dst);
+                held_row[slot] = input_row;
               }
-              float* dst = split + count * s * len;
-              in_rows[count++] = dst;
-              if constexpr (std::is_same_v<T, float>) {
-                if (s == 2) {
-                  split_even_odd(in_row, iw, dst, dst + len);
-                  continue;
-                }
-              }
-              for (std::int64_t p = 0; p < s; ++p)
-                for (std::int64_t i = p, j = 0; i < iw; i += s, ++j)
-                  dst[p * len + j] = to_float(in_row[i]);
+              in_rows[count] = dst;
+              weights[count++] = wk + (kd * g.kernel[1] + kh) * g.kernel[2];
             }
           }
           // f32 sums go straight to the output row; others through `acc`, rounded once.
-          T* const dst = y + plane * g.out_size() + row * ow;
+          T* const out = y + plane * g.out_size() + row * ow;
           float* sums = acc;
-          if constexpr (std::is_same_v<T, float>) sums = dst;
+          if constexpr (std::is_same_v<T, float>) sums = out;
           depthwise_row(sums, in_rows, weights, count, buffers.taps.data(), g.kernel[2], ow,
-                        inner.lo, inner.hi);
+                        vector_end);
           apply_steps(steps, plane % g.groups, sums, ow);
           if constexpr (!std::is_same_v<T, float>)
-            for (std::int64_t o = 0; o < ow; ++o) dst[o] = from_float<T>(acc[o]);
+            for (std::int64_t o = 0; o < ow; ++o) out[o] = from_float<T>(acc[o]);
         }
       });
 }
