@@ -62,7 +62,7 @@ py::str text(std::string_view s) {
 const char* numpy_name(ElementType type) {
   switch (type) {
     case ElementType::boolean:
-      return "bool";
+      return "bool_";  // numpy.bool is not an attribute of NumPy 1.24
     case ElementType::f16:
       return "float16";
     case ElementType::bf16:
@@ -396,86 +396,127 @@ irlite::ErrorContext input_context(const Model& model, const PortInfo& port) {
   return c;
 }
 
-// The tensor for input `port` from a Python value. A C-contiguous buffer of the input's dtype is
-// viewed in place (the tensor holds the buffer); a buffer of another layout is copied once into
-// a C-contiguous array; a buffer of another dtype is an error. Other values (lists, scalars) are
-// converted once by NumPy to the input's dtype when that keeps their kind and values.
-Tensor to_tensor(py::handle value, const Model& model, const PortInfo& port,
-                 std::vector<ReadOnlyRange>& read_only) {
+// A view of `value` as input `port` when it is a C-contiguous buffer of the input's dtype: the
+// tensor holds the buffer and nothing is copied. nullopt for any other value.
+std::optional<Tensor> view_in_place(py::handle value, ElementType wanted,
+                                    std::vector<ReadOnlyRange>& read_only) {
+  if (!PyObject_CheckBuffer(value.ptr())) return std::nullopt;
+  auto held = std::make_shared<HeldBuffer>();
+  if (PyObject_GetBuffer(value.ptr(), &held->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+    PyErr_Clear();  // another layout, or no struct-module format: NumPy reads it instead
+    return std::nullopt;
+  }
+  const Py_buffer& v = held->view;
+  if (!feeds(format_type(v.format, v.itemsize), wanted) ||
+      static_cast<std::size_t>(v.itemsize) != irlite::element_size(wanted))
+    return std::nullopt;
+  irlite::Shape shape(static_cast<std::size_t>(v.ndim));
+  for (int i = 0; i < v.ndim; ++i)
+    shape[static_cast<std::size_t>(i)] = v.shape ? v.shape[i] : v.len / v.itemsize;
+  void* data = v.buf;
+  std::shared_ptr<const void> keep(held, held.get());
+  if (v.readonly) {
+    const auto* b = static_cast<const std::byte*>(data);
+    read_only.push_back({b, b + v.len});
+    return Tensor::view(wanted, std::move(shape), static_cast<const void*>(data), std::move(keep));
+  }
+  return Tensor::view(wanted, std::move(shape), data, std::move(keep));
+}
+
+py::module_ numpy_module() {
+  static PyObject* np = py::module_::import("numpy").release().ptr();
+  return py::reinterpret_borrow<py::module_>(np);
+}
+
+// A NumPy dtype in words: irlite's name and NumPy's for the types irlite has ("f64
+// (numpy.float64)"), NumPy's spelling for the others ("dtype complex128", "dtype <U3").
+std::string dtype_words(py::handle dtype) {
+  for (std::size_t i = 1; i < kElementTypes; ++i) {
+    const auto type = static_cast<ElementType>(i);
+    if (type != ElementType::bf16 && dtype_of(type).equal(dtype)) return dtype_text(type);
+  }
+  return "dtype " + std::string(py::str(dtype));
+}
+
+// Whether every value of `array` (integers or booleans) fits the integer dtype `want`: always
+// when the given dtype's whole range does, else by the array's least and greatest values.
+bool integers_fit(const py::object& array, const py::object& want) {
+  const py::object given = array.attr("dtype");
+  if (given.attr("kind").cast<std::string>() == "b") return true;
+  const py::module_ np = numpy_module();
+  const py::object to = np.attr("iinfo")(want);
+  const py::object from = np.attr("iinfo")(given);
+  const py::object least = to.attr("min"), greatest = to.attr("max");
+  if (least <= py::object(from.attr("min")) && py::object(from.attr("max")) <= greatest)
+    return true;
+  if (array.attr("size").cast<std::size_t>() == 0) return true;
+  // As Python ints: NumPy compares a uint64 with a negative int in float64, which rounds.
+  return least <= py::int_(array.attr("min")()) && py::int_(array.attr("max")()) <= greatest;
+}
+
+// `value` as a C-contiguous NumPy array of input `port`'s dtype, for the values view_in_place
+// does not take: made with at most one copy of an array's elements. The rule:
+// - the input's dtype in another layout (steps, Fortran order): one ascontiguousarray;
+// - another dtype that NumPy's casting='same_kind' allows (booleans to anything; unsigned
+//   integers to integers and floats; signed integers to signed integers and floats; floats to
+//   floats; the other byte order of a dtype too): one astype, rounding floats as NumPy does;
+//   integers must fit the input's type, never wrapped;
+// - anything else (floats to integers, signed to unsigned, numbers to booleans, complex, object,
+//   strings, structured, dates) is refused, as is any dtype but uint16 for a bf16 input, whose
+//   bit patterns NumPy has no type for.
+// Lists and scalars become an array first (numpy.asarray), then follow the same rule.
+py::object contiguous_array(py::handle value, const Model& model, const PortInfo& port) {
   const ElementType wanted = port.element_type;
-  auto wrong_dtype = [&](const std::string& got) {
+  const py::object want = dtype_of(wanted);
+  auto refuse = [&](const std::string& why) {
     return Error(ErrorCode::input,
-                 "input '" + port.name + "' is " + dtype_text(wanted) + ", got an array of " + got +
-                     (numpy_name(wanted) ? std::string("; convert it with .astype(numpy.") +
-                                               numpy_name(wanted) + ")"
-                                         : std::string()),
+                 "input '" + port.name + "' is " + dtype_text(wanted) + ", " + why,
                  input_context(model, port));
   };
-  py::object converted;
-  py::handle source = value;
-  if (PyObject_CheckBuffer(value.ptr())) {
-    auto held = std::make_shared<HeldBuffer>();
-    if (PyObject_GetBuffer(value.ptr(), &held->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
-      const Py_buffer& v = held->view;
-      const ElementType given = format_type(v.format, v.itemsize);
-      if (!feeds(given, wanted) ||
-          static_cast<std::size_t>(v.itemsize) != irlite::element_size(wanted)) {
-        const std::string got =
-            given == ElementType::undefined
-                ? std::string("buffer format '") + (v.format ? v.format : "B") + "'"
-                : dtype_text(given);
-        throw wrong_dtype(got);
-      }
-      irlite::Shape shape(static_cast<std::size_t>(v.ndim));
-      for (int i = 0; i < v.ndim; ++i)
-        shape[static_cast<std::size_t>(i)] = v.shape ? v.shape[i] : v.len / v.itemsize;
-      void* data = v.buf;
-      const bool writable = !v.readonly;
-      if (!writable) {
-        const auto* b = static_cast<const std::byte*>(data);
-        read_only.push_back({b, b + v.len});
-      }
-      std::shared_ptr<const void> keep(held, held.get());
-      return writable ? Tensor::view(wanted, std::move(shape), data, std::move(keep))
-                      : Tensor::view(wanted, std::move(shape), static_cast<const void*>(data),
-                                     std::move(keep));
-    }
-    PyErr_Clear();
-    // Not C-contiguous (or not a buffer of plain elements): NumPy copies it once.
-    py::module_ np = py::module_::import("numpy");
-    converted = np.attr("ascontiguousarray")(value);
-    const py::object given_dtype = converted.attr("dtype");
-    const py::object want = dtype_of(wanted);
-    if (want.is_none() || !given_dtype.equal(want))
-      throw wrong_dtype(std::string(py::str(given_dtype)));
-    source = converted;
-  } else {
-    py::module_ np = py::module_::import("numpy");
-    const py::object want = dtype_of(wanted);
-    if (want.is_none())
-      throw Error(ErrorCode::input, "input '" + port.name + "' has no element type",
-                  input_context(model, port));
-    py::object array = np.attr("asarray")(value);
-    const py::object kind = array.attr("dtype").attr("kind");
-    if (kind.cast<std::string>() == "O" || kind.cast<std::string>() == "U" ||
-        kind.cast<std::string>() == "S")
-      throw Error(ErrorCode::input,
-                  "input '" + port.name + "' is " + dtype_text(wanted) + ": " +
-                      py::repr(value).cast<std::string>().substr(0, 80) + " is not numbers",
-                  input_context(model, port));
-    if (!np.attr("can_cast")(array.attr("dtype"), want, "same_kind").cast<bool>())
-      throw wrong_dtype(std::string(py::str(array.attr("dtype"))) +
-                        " (a value of another kind, not converted)");
-    converted = np.attr("array")(array, py::arg("dtype") = want, py::arg("order") = "C");
-    if (!np.attr("array_equal")(converted, array).cast<bool>() &&
-        array.attr("dtype").attr("kind").cast<std::string>() != "f")
-      throw Error(
-          ErrorCode::input,
-          "input '" + port.name + "' is " + dtype_text(wanted) + ": the values given do not fit it",
-          input_context(model, port));
-    source = converted;
+  if (want.is_none()) throw refuse("a type that has no NumPy dtype");
+  const py::module_ np = numpy_module();
+  const bool is_array = PyObject_CheckBuffer(value.ptr());
+  py::object array;
+  try {
+    array = np.attr("asarray")(value);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError)) throw;
+    throw refuse("got a value NumPy does not make an array of: " + std::string(e.what()));
   }
-  return to_tensor(source, model, port, read_only);
+  const py::object given = array.attr("dtype");
+  if (given.equal(want)) return np.attr("ascontiguousarray")(array);
+
+  const std::string got = is_array
+                              ? "got an array of " + dtype_words(given)
+                              : "got " + dtype_words(given) + " values (from a " +
+                                    std::string(py::str(value.get_type().attr("__name__"))) + ")";
+  if (wanted == ElementType::bf16)
+    throw refuse(got +
+                 "; bf16 inputs take their bit patterns as numpy.uint16 (the high half of "
+                 "each float32's bits), which irlite does not make from other dtypes");
+  if (!np.attr("can_cast")(given, want, "same_kind").cast<bool>())
+    throw refuse(got +
+                 ", which is not converted (NumPy's casting rule 'same_kind' refuses it); "
+                 "convert it with .astype(numpy." +
+                 numpy_name(wanted) + ")");
+  const std::string kind = want.attr("kind").cast<std::string>();
+  if ((kind == "i" || kind == "u") && !integers_fit(array, want))
+    throw refuse(got + " with values from " + std::string(py::str(array.attr("min")())) + " to " +
+                 std::string(py::str(array.attr("max")())) +
+                 ", which do not fit it (integers are never wrapped)");
+  return array.attr("astype")(want, py::arg("order") = "C");
+}
+
+// The tensor for input `port` from a Python value: a view when the value is a C-contiguous
+// buffer of the input's dtype, else a view of the array contiguous_array makes (and the tensor
+// then holds).
+Tensor to_tensor(py::handle value, const Model& model, const PortInfo& port,
+                 std::vector<ReadOnlyRange>& read_only) {
+  if (auto tensor = view_in_place(value, port.element_type, read_only)) return std::move(*tensor);
+  const py::object array = contiguous_array(value, model, port);
+  if (auto tensor = view_in_place(array, port.element_type, read_only)) return std::move(*tensor);
+  throw Error(ErrorCode::usage, "input '" + port.name + "': NumPy gave an array irlite cannot view",
+              input_context(model, port));
 }
 
 // ---- outputs ---------------------------------------------------------------------------------
