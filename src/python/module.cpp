@@ -303,7 +303,8 @@ class RangeError(Error):
 
 
 class InputError(Error):
-    """An input given to Session.run is missing, unknown, or of the wrong dtype or shape."""
+    """An input given to Session.run is missing, unknown, of the wrong shape, or of a dtype
+    irlite does not convert to the input's (see Session.run)."""
     code = "input"
 
 
@@ -740,13 +741,16 @@ PYBIND11_MODULE(irlite, m) {
     session = model.session(threads=4)
     outputs = session.run({"x": numpy.zeros((1, 3), numpy.float32)})   # {name: ndarray}
 
-Inputs that are C-contiguous and of the input's dtype are read in place, without a copy; other
-layouts are copied once, and an array of another dtype is refused with irlite.InputError (convert
-it with .astype()). Outputs are NumPy arrays over irlite's own memory: no copy, writable, and
-valid for as long as they are referenced. f16 is numpy.float16, bf16 is numpy.uint16 holding the
-bit patterns, boolean is numpy.bool_. The GIL is released while a model loads and while a session
-runs, so threads that each have a session run in parallel. Every problem raises an irlite.Error
-subclass carrying its file, line, column, layer and port.)";
+Inputs that are C-contiguous and of the input's dtype are read in place, without a copy.
+Other layouts are copied once; other dtypes are converted by one astype when NumPy's casting
+rule 'same_kind' allows it (float64 to float32, int64 to int32, integers and booleans to
+floats; integers must fit, never wrapped) and refused with irlite.InputError otherwise (floats
+to integers, signed to unsigned, complex, object, strings: convert them with .astype()).
+Outputs are NumPy arrays over irlite's own memory: no copy, writable, and valid for as long as
+they are referenced. f16 is numpy.float16, bf16 is numpy.uint16 holding the bit patterns (only
+uint16 feeds a bf16 input), boolean is numpy.bool_. The GIL is released while a model loads and
+while a session runs, so threads that each have a session run in parallel. Every problem raises
+an irlite.Error subclass carrying its file, line, column, layer and port.)";
 
   // The exception classes, from Python source, then their translation.
   {
@@ -953,10 +957,14 @@ subclass carrying its file, line, column, layer and port.)";
 
 `inputs` is a dict {name: array} (a Parameter's name or one of its tensor names) or a list of
 arrays in Model.inputs order. An array that is C-contiguous and of the input's dtype is read in
-place; another layout is copied once; another dtype raises InputError (use .astype()). Lists and
-scalars are converted once to the input's dtype when their kind and values allow. The returned
-arrays own irlite's memory: no copy is made, they are writable and outlive the session. The GIL
-is released while the model runs.)")
+place, without a copy. Any other array is copied once into a C-contiguous array of the input's
+dtype: another layout as it is, another dtype by astype when
+numpy.can_cast(given, wanted, "same_kind") is true (booleans to anything, unsigned integers to
+integers and floats, signed integers to signed integers and floats, floats to floats; integer
+values must fit the input's type). Other dtypes raise InputError naming the .astype() to call;
+a bf16 input takes numpy.uint16 bit patterns only. Lists and scalars go through numpy.asarray
+first, then the same rule. The returned arrays own irlite's memory: no copy is made, they are
+writable and outlive the session. The GIL is released while the model runs.)")
       .def(
           "profile", [](const PySession& s) { return s.session().profile(); },
           "The last run's layers and times (a RunProfile); empty unless the session was made with "
