@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -27,6 +28,36 @@
 #include "irlite/irlite.hpp"
 
 namespace py = pybind11;
+
+namespace {
+
+// Text usable as a template argument.
+template <std::size_t N>
+struct Text {
+  char chars[N];
+  constexpr Text(const char (&s)[N]) { std::copy_n(s, N, chars); }  // NOLINT: implicit on purpose
+};
+
+// Any Python object, which the function that takes it sorts out itself (as a py::handle would
+// be), shown in help()'s signatures as `Name` (what it accepts) rather than as "handle".
+template <Text Name>
+struct Shown : py::object {
+  using py::object::object;
+  static bool check_(py::handle h) { return h.ptr() != nullptr; }
+};
+
+using InputsArg = Shown<"dict[str, ArrayLike] | list[ArrayLike] | None">;
+using OutputsDict = Shown<"dict[str, numpy.ndarray]">;
+using OptionalIntArg = Shown<"int | None">;
+using XmlArg = Shown<"str | bytes">;
+using BufferArg = Shown<"Buffer | None">;
+
+}  // namespace
+
+template <Text Name>
+struct pybind11::detail::handle_type_name<Shown<Name>> {
+  static constexpr auto name = const_name(Name.chars);
+};
 
 namespace {
 
@@ -568,7 +599,7 @@ class PySession {
     for (const PortInfo& p : model.outputs()) output_names_.push_back(text(p.name));
   }
 
-  py::dict run(py::handle inputs);
+  OutputsDict run(const InputsArg& inputs);
   const irlite::Session& session() const { return session_; }
 
  private:
@@ -578,7 +609,7 @@ class PySession {
   std::vector<py::object> output_names_;
 };
 
-py::dict PySession::run(py::handle inputs) {
+OutputsDict PySession::run(const InputsArg& inputs) {
   const Model& model = session_.model();
   std::map<std::string, Tensor> feed;
   std::vector<ReadOnlyRange> read_only;
@@ -633,7 +664,7 @@ py::dict PySession::run(py::handle inputs) {
     if (PyDict_SetItem(result.ptr(), output_names_[i].ptr(), array.ptr()) != 0)
       throw py::error_already_set();
   }
-  return result;
+  return py::reinterpret_steal<OutputsDict>(result.release());
 }
 
 // ---- loading ---------------------------------------------------------------------------------
@@ -670,7 +701,7 @@ Model load(const std::filesystem::path& xml, const std::optional<std::filesystem
   return Model::load(xml, o);
 }
 
-Model load_from_memory(py::handle xml, py::handle weights, const std::string& name,
+Model load_from_memory(const XmlArg& xml, const BufferArg& weights, const std::string& name,
                        const std::string& precision, bool fuse_layers, bool keep_going) {
   std::string xml_text;
   if (py::isinstance<py::str>(xml))
@@ -697,22 +728,66 @@ Model load_from_memory(py::handle xml, py::handle weights, const std::string& na
 
 // ---- descriptions ----------------------------------------------------------------------------
 
-std::string port_repr(const PortInfo& p) {
-  return "Port(name=" + py::repr(text(p.name)).cast<std::string>() + ", element_type='" +
-         std::string(irlite::to_string(p.element_type)) +
-         "', shape=" + py::repr(shape_to_py(p.shape)).cast<std::string>() + ")";
+std::string type_name(ElementType type) {
+  return std::string(irlite::to_string(type));
+}
+
+// repr() of a Python object, for the reprs built here.
+std::string repr_of(py::handle o) {
+  return py::repr(o).cast<std::string>();
+}
+
+// A Python list of `to_py(item)` for each item.
+template <typename Items, typename ToPy>
+py::list list_of(const Items& items, ToPy to_py) {
+  py::list l;
+  for (const auto& item : items) l.append(to_py(item));
+  return l;
 }
 
 py::list names_to_py(const std::vector<std::string>& names) {
-  py::list l;
-  for (const std::string& n : names) l.append(text(n));
-  return l;
+  return list_of(names, [](const std::string& n) { return text(n); });
 }
 
 py::list errors_to_py(const std::vector<Error>& errors) {
-  py::list l;
-  for (const Error& e : errors) l.append(text(e.what()));
-  return l;
+  return list_of(errors, [](const Error& e) { return text(e.what()); });
+}
+
+// An op's inputs or outputs as (name, (element type, ...)) pairs.
+py::list op_ports_to_py(const std::vector<irlite::OpPortInfo>& ports) {
+  return list_of(ports, [](const irlite::OpPortInfo& p) {
+    return py::make_tuple(std::string(p.name), py::tuple(list_of(p.element_types, type_name)));
+  });
+}
+
+// The repr of a Port or a LayerOutput: `what` opens it ("name='x'", "port=2").
+std::string port_repr(const char* cls, const std::string& what, ElementType type,
+                      const PartialShape& shape) {
+  return std::string(cls) + "(" + what + ", element_type='" + type_name(type) +
+         "', shape=" + repr_of(shape_to_py(shape)) + ")";
+}
+
+// The repr of a Layer or a LayerProfile: its id, name and type-version, then `more`.
+template <typename Layer>
+std::string layer_repr(const char* cls, const Layer& l, const std::string& more = "") {
+  return std::string(cls) + "(id=" + std::to_string(l.id) + ", name=" + repr_of(text(l.name)) +
+         ", type='" + l.type + "-" + std::to_string(l.version) + "'" + more + ")";
+}
+
+// The properties a Port and a LayerOutput share, from their members of the same names.
+template <typename Port>
+void def_port_properties(py::class_<Port>& cls, const char* shape_doc) {
+  cls.def_property_readonly(
+         "tensor_names", [](const Port& p) { return names_to_py(p.tensor_names); },
+         "Every tensor name of the port, possibly none (an input may be named by any of them).")
+      .def_property_readonly(
+          "element_type", [](const Port& p) { return type_name(p.element_type); },
+          "The IR element type: 'f32', 'i64', 'boolean', 'bf16'...")
+      .def_property_readonly(
+          "dtype", [](const Port& p) { return dtype_of(p.element_type); },
+          "The NumPy dtype of its arrays (bf16: uint16 bit patterns); None when unknown.")
+      .def_property_readonly(
+          "shape", [](const Port& p) { return shape_to_py(p.shape); }, shape_doc);
 }
 
 std::size_t memory_from_py(py::handle value) {
@@ -722,8 +797,8 @@ std::size_t memory_from_py(py::handle value) {
   return static_cast<std::size_t>(n);
 }
 
-std::unique_ptr<PySession> make_session(const Model& model, int threads, py::handle max_memory,
-                                        bool profile) {
+std::unique_ptr<PySession> make_session(const Model& model, int threads,
+                                        const OptionalIntArg& max_memory, bool profile) {
   if (threads < 0) throw Error(ErrorCode::usage, "threads must be 0 (one per CPU) or more");
   irlite::SessionOptions o;
   o.num_threads = static_cast<unsigned>(threads);
@@ -778,69 +853,49 @@ an irlite.Error subclass carrying its file, line, column, layer and port.)";
 
   m.attr("__version__") = py::str(std::string(irlite::version()));
 
-  py::class_<PortInfo>(m, "Port", "A model input (a Parameter) or output (a Result).")
-      .def_property_readonly(
+  py::class_<PortInfo> port(m, "Port", "A model input (a Parameter) or output (a Result).");
+  port.def_property_readonly(
           "name", [](const PortInfo& p) { return text(p.name); },
           "Inputs: the Parameter layer's name. Outputs: the first tensor name of the port that "
           "feeds the Result, or the Result's name.")
-      .def_property_readonly(
-          "tensor_names", [](const PortInfo& p) { return names_to_py(p.tensor_names); },
-          "Every tensor name of the port, possibly none. An input may be named by any of them.")
-      .def_property_readonly(
-          "element_type",
-          [](const PortInfo& p) { return std::string(irlite::to_string(p.element_type)); },
-          "The IR element type: 'f32', 'i64', 'boolean', 'bf16'...")
-      .def_property_readonly(
-          "dtype", [](const PortInfo& p) { return dtype_of(p.element_type); },
-          "The NumPy dtype of its arrays (bf16: uint16 bit patterns); None when unknown.")
-      .def_property_readonly(
-          "shape", [](const PortInfo& p) { return shape_to_py(p.shape); },
-          "The partial shape: a tuple whose items are ints (static), None (dynamic) or (lo, hi) "
-          "intervals (hi None when unbounded); None for a dynamic rank.")
-      .def("__repr__", &port_repr);
+      .def("__repr__", [](const PortInfo& p) {
+        return port_repr("Port", "name=" + repr_of(text(p.name)), p.element_type, p.shape);
+      });
+  def_port_properties(port,
+                      "The partial shape: a tuple whose items are ints (static), None (dynamic) "
+                      "or (lo, hi) intervals (hi None when unbounded); None for a dynamic rank.");
 
-  py::class_<irlite::LayerOutput>(m, "LayerOutput", "One output of a layer, as inferred.")
-      .def_readonly("port", &irlite::LayerOutput::port, "The IR port id.")
-      .def_property_readonly(
-          "tensor_names", [](const irlite::LayerOutput& o) { return names_to_py(o.tensor_names); })
-      .def_property_readonly("element_type",
-                             [](const irlite::LayerOutput& o) {
-                               return std::string(irlite::to_string(o.element_type));
-                             })
-      .def_property_readonly("dtype",
-                             [](const irlite::LayerOutput& o) { return dtype_of(o.element_type); })
-      .def_property_readonly(
-          "shape", [](const irlite::LayerOutput& o) { return shape_to_py(o.shape); },
-          "The inferred partial shape (see Port.shape).")
+  using irlite::LayerOutput;
+  py::class_<LayerOutput> layer_output(m, "LayerOutput", "One output of a layer, as inferred.");
+  layer_output.def_readonly("port", &LayerOutput::port, "The IR port id.")
       .def_property_readonly(
           "declared_shape",
-          [](const irlite::LayerOutput& o) {
-            py::tuple t(o.declared_dims.size());
-            for (std::size_t i = 0; i < o.declared_dims.size(); ++i)
-              t[i] =
-                  o.declared_dims[i] < 0 ? none_object() : py::object(py::int_(o.declared_dims[i]));
-            return t;
+          [](const LayerOutput& o) {
+            return py::tuple(list_of(o.declared_dims, [](std::int64_t d) {
+              return d < 0 ? none_object() : py::object(py::int_(d));
+            }));
           },
           "The dims written in the IR, None for dynamic ones.")
-      .def_readonly("declared_differs", &irlite::LayerOutput::declared_differs,
+      .def_readonly("declared_differs", &LayerOutput::declared_differs,
                     "Whether the IR's dims or precision contradict the inferred ones.")
-      .def("__repr__", [](const irlite::LayerOutput& o) {
-        return "LayerOutput(port=" + std::to_string(o.port) + ", element_type='" +
-               std::string(irlite::to_string(o.element_type)) +
-               "', shape=" + py::repr(shape_to_py(o.shape)).cast<std::string>() + ")";
+      .def("__repr__", [](const LayerOutput& o) {
+        return port_repr("LayerOutput", "port=" + std::to_string(o.port), o.element_type, o.shape);
       });
+  def_port_properties(layer_output, "The inferred partial shape (see Port.shape).");
 
-  py::class_<irlite::LayerInfo>(m, "Layer", "One layer of a model with its inferred outputs.")
-      .def_readonly("id", &irlite::LayerInfo::id, "The IR layer id.")
-      .def_property_readonly("name", [](const irlite::LayerInfo& l) { return text(l.name); })
-      .def_readonly("type", &irlite::LayerInfo::type, "The op's name: 'TopK', 'Constant'.")
-      .def_readonly("version", &irlite::LayerInfo::version, "The op version: 11 for TopK-11.")
-      .def_readonly("opset", &irlite::LayerInfo::opset, "As written: 'opset11'.")
-      .def_readonly("line", &irlite::LayerInfo::line)
-      .def_readonly("column", &irlite::LayerInfo::column)
+  using irlite::LayerInfo;
+  py::class_<LayerInfo>(m, "Layer", "One layer of a model with its inferred outputs.")
+      .def_readonly("id", &LayerInfo::id, "The IR layer id.")
+      .def_property_readonly(
+          "name", [](const LayerInfo& l) { return text(l.name); }, "The layer's name.")
+      .def_readonly("type", &LayerInfo::type, "The op's name: 'TopK', 'Constant'.")
+      .def_readonly("version", &LayerInfo::version, "The op version: 11 for TopK-11.")
+      .def_readonly("opset", &LayerInfo::opset, "As written: 'opset11'.")
+      .def_readonly("line", &LayerInfo::line, "The 1-based line of its <layer> in the .xml.")
+      .def_readonly("column", &LayerInfo::column, "The 1-based column of its <layer>.")
       .def_property_readonly(
           "attributes",
-          [](const irlite::LayerInfo& l) {
+          [](const LayerInfo& l) {
             py::dict d;
             for (const auto& [k, v] : l.attributes) d[text(k)] = text(v);
             return d;
@@ -848,105 +903,84 @@ an irlite.Error subclass carrying its file, line, column, layer and port.)";
           "Key attributes as text (small Const values as 'value').")
       .def_property_readonly(
           "inputs",
-          [](const irlite::LayerInfo& l) {
-            py::list out;
-            for (const irlite::LayerInput& in : l.inputs)
-              out.append(py::make_tuple(in.port, in.from_layer, in.from_port));
-            return out;
+          [](const LayerInfo& l) {
+            return list_of(l.inputs, [](const irlite::LayerInput& in) {
+              return py::make_tuple(in.port, in.from_layer, in.from_port);
+            });
           },
           "One (port, from_layer, from_port) tuple per input: the IR port and the output feeding "
           "it.")
-      .def_readonly("outputs", &irlite::LayerInfo::outputs, "The LayerOutput of each output port.")
-      .def_readonly("reaches_result", &irlite::LayerInfo::reaches_result,
+      .def_readonly("outputs", &LayerInfo::outputs, "The LayerOutput of each output port.")
+      .def_readonly("reaches_result", &LayerInfo::reaches_result,
                     "False when no Result depends on the layer (it does not run).")
-      .def_readonly("folded", &irlite::LayerInfo::folded,
+      .def_readonly("folded", &LayerInfo::folded,
                     "Computed while loading, its inputs being all known.")
-      .def_readonly("fused_into", &irlite::LayerInfo::fused_into,
+      .def_readonly("fused_into", &LayerInfo::fused_into,
                     "The index in Model.layers() of the layer whose kernel runs this one, or None.")
-      .def("__repr__", [](const irlite::LayerInfo& l) {
-        return "Layer(id=" + std::to_string(l.id) +
-               ", name=" + py::repr(text(l.name)).cast<std::string>() + ", type='" + l.type + "-" +
-               std::to_string(l.version) + "')";
-      });
+      .def("__repr__", [](const LayerInfo& l) { return layer_repr("Layer", l); });
 
-  py::class_<irlite::LayerProfile>(m, "LayerProfile", "One layer of a profiled run.")
-      .def_readonly("layer", &irlite::LayerProfile::layer, "The index into Model.layers().")
-      .def_readonly("id", &irlite::LayerProfile::id)
-      .def_property_readonly("name", [](const irlite::LayerProfile& l) { return text(l.name); })
-      .def_readonly("type", &irlite::LayerProfile::type)
-      .def_readonly("version", &irlite::LayerProfile::version)
-      .def_readonly("start_ns", &irlite::LayerProfile::start_ns, "From the start of the run.")
-      .def_readonly("duration_ns", &irlite::LayerProfile::duration_ns)
-      .def_readonly("input_bytes", &irlite::LayerProfile::input_bytes)
-      .def_readonly("output_bytes", &irlite::LayerProfile::output_bytes)
-      .def_property_readonly("input_shapes",
-                             [](const irlite::LayerProfile& l) {
-                               py::list out;
-                               for (const auto& s : l.input_shapes)
-                                 out.append(concrete_shape_to_py(s));
-                               return out;
-                             })
-      .def_property_readonly("output_shapes",
-                             [](const irlite::LayerProfile& l) {
-                               py::list out;
-                               for (const auto& s : l.output_shapes)
-                                 out.append(concrete_shape_to_py(s));
-                               return out;
-                             })
-      .def_readonly("fused_layers", &irlite::LayerProfile::fused_layers,
+  using irlite::LayerProfile;
+  auto shapes_to_py = [](const std::vector<irlite::Shape>& shapes) {
+    return list_of(shapes, concrete_shape_to_py);
+  };
+  py::class_<LayerProfile>(m, "LayerProfile", "One layer of a profiled run.")
+      .def_readonly("layer", &LayerProfile::layer, "The index into Model.layers().")
+      .def_readonly("id", &LayerProfile::id, "The IR layer id.")
+      .def_property_readonly(
+          "name", [](const LayerProfile& l) { return text(l.name); }, "The layer's name.")
+      .def_readonly("type", &LayerProfile::type, "The op's name: 'TopK'.")
+      .def_readonly("version", &LayerProfile::version, "The op version: 11 for TopK-11.")
+      .def_readonly("start_ns", &LayerProfile::start_ns, "From the start of the run.")
+      .def_readonly("duration_ns", &LayerProfile::duration_ns,
+                    "Its shape rule, the allocation of its outputs and its kernel.")
+      .def_readonly("input_bytes", &LayerProfile::input_bytes, "The bytes of every input read.")
+      .def_readonly("output_bytes", &LayerProfile::output_bytes,
+                    "The bytes of every output written.")
+      .def_property_readonly(
+          "input_shapes", [=](const LayerProfile& l) { return shapes_to_py(l.input_shapes); },
+          "The shape of each input, a tuple of ints.")
+      .def_property_readonly(
+          "output_shapes", [=](const LayerProfile& l) { return shapes_to_py(l.output_shapes); },
+          "The shape of each output, a tuple of ints.")
+      .def_readonly("fused_layers", &LayerProfile::fused_layers,
                     "Indices into Model.layers() of the layers that ran inside this one's kernel.")
-      .def("__repr__", [](const irlite::LayerProfile& l) {
-        return "LayerProfile(id=" + std::to_string(l.id) +
-               ", name=" + py::repr(text(l.name)).cast<std::string>() + ", type='" + l.type + "-" +
-               std::to_string(l.version) + "', duration_ns=" + std::to_string(l.duration_ns) + ")";
+      .def("__repr__", [](const LayerProfile& l) {
+        return layer_repr("LayerProfile", l, ", duration_ns=" + std::to_string(l.duration_ns));
       });
 
   py::class_<irlite::RunProfile>(m, "RunProfile",
                                  "A profiled run: its compute layers in run order and its time.")
-      .def_readonly("layers", &irlite::RunProfile::layers)
-      .def_readonly("total_ns", &irlite::RunProfile::total_ns)
+      .def_readonly("layers", &irlite::RunProfile::layers,
+                    "A LayerProfile per compute layer (Parameters, Consts and Results do no work).")
+      .def_readonly("total_ns", &irlite::RunProfile::total_ns,
+                    "The whole run, from the first layer to the last.")
       .def("__repr__", [](const irlite::RunProfile& p) {
         return "RunProfile(layers=" + std::to_string(p.layers.size()) +
                ", total_ns=" + std::to_string(p.total_ns) + ")";
       });
 
-  py::class_<irlite::OpInfo>(m, "OpInfo", "One op version irlite runs.")
-      .def_property_readonly("type", [](const irlite::OpInfo& o) { return std::string(o.type); })
-      .def_readonly("version", &irlite::OpInfo::version)
-      .def_readonly("since_opset", &irlite::OpInfo::since_opset)
-      .def_readonly("until_opset", &irlite::OpInfo::until_opset)
-      .def_readonly("min_inputs", &irlite::OpInfo::min_inputs)
+  using irlite::OpInfo;
+  py::class_<OpInfo>(m, "OpInfo", "One op version irlite runs.")
+      .def_property_readonly(
+          "type", [](const OpInfo& o) { return std::string(o.type); }, "The op's name: 'TopK'.")
+      .def_readonly("version", &OpInfo::version, "11 for TopK-11.")
+      .def_readonly("since_opset", &OpInfo::since_opset, "The first opset that has it.")
+      .def_readonly("until_opset", &OpInfo::until_opset,
+                    "The last opset irlite knows that still holds this version.")
+      .def_readonly("min_inputs", &OpInfo::min_inputs, "The inputs it needs.")
       .def_property_readonly(
           "max_inputs",
-          [](const irlite::OpInfo& o) {
+          [](const OpInfo& o) {
             return o.max_inputs == INT_MAX ? none_object() : py::object(py::int_(o.max_inputs));
           },
-          "None for a variadic op (Concat).")
+          "The inputs it takes at most; None for a variadic op (Concat).")
       .def_property_readonly(
-          "inputs",
-          [](const irlite::OpInfo& o) {
-            py::list out;
-            for (const irlite::OpPortInfo& p : o.inputs) {
-              py::list types;
-              for (ElementType t : p.element_types) types.append(std::string(irlite::to_string(t)));
-              out.append(py::make_tuple(std::string(p.name), py::tuple(types)));
-            }
-            return out;
-          },
+          "inputs", [](const OpInfo& o) { return op_ports_to_py(o.inputs); },
           "One (name, element types) pair per input.")
       .def_property_readonly(
-          "outputs",
-          [](const irlite::OpInfo& o) {
-            py::list out;
-            for (const irlite::OpPortInfo& p : o.outputs) {
-              py::list types;
-              for (ElementType t : p.element_types) types.append(std::string(irlite::to_string(t)));
-              out.append(py::make_tuple(std::string(p.name), py::tuple(types)));
-            }
-            return out;
-          },
+          "outputs", [](const OpInfo& o) { return op_ports_to_py(o.outputs); },
           "One (name, element types) pair per output.")
-      .def("__repr__", [](const irlite::OpInfo& o) {
+      .def("__repr__", [](const OpInfo& o) {
         return "OpInfo('" + std::string(o.type) + "-" + std::to_string(o.version) + "')";
       });
 
@@ -978,7 +1012,7 @@ writable and outlive the session. The GIL is released while the model runs.)")
           "max_memory", [](const PySession& s) { return s.session().options().max_memory_bytes; },
           "The memory budget of a run in bytes (resolved: never 0).")
       .def("__repr__", [](const PySession& s) {
-        return "Session(model=" + py::repr(text(s.session().model().name())).cast<std::string>() +
+        return "Session(model=" + repr_of(text(s.session().model().name())) +
                ", threads=" + std::to_string(s.session().options().num_threads) + ")";
       });
 
@@ -1028,7 +1062,7 @@ allocate (outputs, values between layers, kernel scratch; inputs are not counted
 would go over raises RangeError. None: half the machine's memory. profile: record each run's
 layers and times for Session.profile().)")
       .def("__repr__", [](const Model& mo) {
-        return "Model(name=" + py::repr(text(mo.name())).cast<std::string>() +
+        return "Model(name=" + repr_of(text(mo.name())) +
                ", inputs=" + std::to_string(mo.inputs().size()) +
                ", outputs=" + std::to_string(mo.outputs().size()) + ")";
       });
