@@ -792,8 +792,17 @@ void def_port_properties(py::class_<Port>& cls, const char* shape_doc) {
 
 std::size_t memory_from_py(py::handle value) {
   if (value.is_none()) return 0;
-  const auto n = value.cast<std::int64_t>();
-  if (n <= 0) throw Error(ErrorCode::usage, "max_memory must be a positive number of bytes");
+  if (!PyIndex_Check(value.ptr()))
+    throw py::type_error("max_memory must be an int (bytes) or None, got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
+  std::int64_t n = 0;
+  try {
+    n = value.cast<std::int64_t>();
+  } catch (const py::cast_error&) {
+    n = -1;  // beyond int64
+  }
+  if (n <= 0)
+    throw Error(ErrorCode::usage, "max_memory must be a positive number of bytes, at most 2**63-1");
   return static_cast<std::size_t>(n);
 }
 
