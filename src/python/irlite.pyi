@@ -13,6 +13,8 @@ Dim = Union[int, None, Tuple[int, Optional[int]]]
 PartialShape = Optional[Tuple[Dim, ...]]
 # What reshape takes: dimensions as above (-1 is dynamic too), or text such as "[1,3..5,?]".
 ShapeLike = Union[str, None, Sequence[Union[int, None, Tuple[Optional[int], Optional[int]]]]]
+# An input value: read in place when it is a C-contiguous buffer of the input's dtype, else made
+# into one with a single copy (Session.run says which dtypes convert); lists and scalars too.
 ArrayLike = Any
 # What load_from_memory reads weights from, without a copy: any object with the buffer protocol.
 _Buffer = Union[bytes, bytearray, memoryview, numpy.ndarray]
@@ -166,7 +168,13 @@ class Session:
     def run(
         self, inputs: Union[Mapping[str, ArrayLike], Sequence[ArrayLike], None] = None
     ) -> dict[str, numpy.ndarray]:
-        """Runs the model; returns {output name: array} in Model.outputs order."""
+        """Runs the model; returns {output name: array} in Model.outputs order.
+
+        An input that is C-contiguous and of the input's dtype is read in place. Other arrays
+        are copied once: another layout as it is, another dtype by astype when
+        numpy.can_cast(given, wanted, "same_kind") is true and integer values fit; other dtypes
+        raise InputError. A bf16 input takes numpy.uint16 bit patterns only.
+        """
     def profile(self) -> RunProfile:
         """The last run's layers and times (profile=True sessions)."""
     @property

@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -27,6 +28,36 @@
 #include "irlite/irlite.hpp"
 
 namespace py = pybind11;
+
+namespace {
+
+// Text usable as a template argument.
+template <std::size_t N>
+struct Text {
+  char chars[N];
+  constexpr Text(const char (&s)[N]) { std::copy_n(s, N, chars); }  // NOLINT: implicit on purpose
+};
+
+// Any Python object, which the function that takes it sorts out itself (as a py::handle would
+// be), shown in help()'s signatures as `Name` (what it accepts) rather than as "handle".
+template <Text Name>
+struct Shown : py::object {
+  using py::object::object;
+  static bool check_(py::handle h) { return h.ptr() != nullptr; }
+};
+
+using InputsArg = Shown<"dict[str, ArrayLike] | list[ArrayLike] | None">;
+using OutputsDict = Shown<"dict[str, numpy.ndarray]">;
+using OptionalIntArg = Shown<"int | None">;
+using XmlArg = Shown<"str | bytes">;
+using BufferArg = Shown<"Buffer | None">;
+
+}  // namespace
+
+template <Text Name>
+struct pybind11::detail::handle_type_name<Shown<Name>> {
+  static constexpr auto name = const_name(Name.chars);
+};
 
 namespace {
 
@@ -62,7 +93,7 @@ py::str text(std::string_view s) {
 const char* numpy_name(ElementType type) {
   switch (type) {
     case ElementType::boolean:
-      return "bool";
+      return "bool_";  // numpy.bool is not an attribute of NumPy 1.24
     case ElementType::f16:
       return "float16";
     case ElementType::bf16:
@@ -303,7 +334,8 @@ class RangeError(Error):
 
 
 class InputError(Error):
-    """An input given to Session.run is missing, unknown, or of the wrong dtype or shape."""
+    """An input given to Session.run is missing, unknown, of the wrong shape, or of a dtype
+    irlite does not convert to the input's (see Session.run)."""
     code = "input"
 
 
@@ -396,86 +428,127 @@ irlite::ErrorContext input_context(const Model& model, const PortInfo& port) {
   return c;
 }
 
-// The tensor for input `port` from a Python value. A C-contiguous buffer of the input's dtype is
-// viewed in place (the tensor holds the buffer); a buffer of another layout is copied once into
-// a C-contiguous array; a buffer of another dtype is an error. Other values (lists, scalars) are
-// converted once by NumPy to the input's dtype when that keeps their kind and values.
-Tensor to_tensor(py::handle value, const Model& model, const PortInfo& port,
-                 std::vector<ReadOnlyRange>& read_only) {
+// A view of `value` as input `port` when it is a C-contiguous buffer of the input's dtype: the
+// tensor holds the buffer and nothing is copied. nullopt for any other value.
+std::optional<Tensor> view_in_place(py::handle value, ElementType wanted,
+                                    std::vector<ReadOnlyRange>& read_only) {
+  if (!PyObject_CheckBuffer(value.ptr())) return std::nullopt;
+  auto held = std::make_shared<HeldBuffer>();
+  if (PyObject_GetBuffer(value.ptr(), &held->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+    PyErr_Clear();  // another layout, or no struct-module format: NumPy reads it instead
+    return std::nullopt;
+  }
+  const Py_buffer& v = held->view;
+  if (!feeds(format_type(v.format, v.itemsize), wanted) ||
+      static_cast<std::size_t>(v.itemsize) != irlite::element_size(wanted))
+    return std::nullopt;
+  irlite::Shape shape(static_cast<std::size_t>(v.ndim));
+  for (int i = 0; i < v.ndim; ++i)
+    shape[static_cast<std::size_t>(i)] = v.shape ? v.shape[i] : v.len / v.itemsize;
+  void* data = v.buf;
+  std::shared_ptr<const void> keep(held, held.get());
+  if (v.readonly) {
+    const auto* b = static_cast<const std::byte*>(data);
+    read_only.push_back({b, b + v.len});
+    return Tensor::view(wanted, std::move(shape), static_cast<const void*>(data), std::move(keep));
+  }
+  return Tensor::view(wanted, std::move(shape), data, std::move(keep));
+}
+
+py::module_ numpy_module() {
+  static PyObject* np = py::module_::import("numpy").release().ptr();
+  return py::reinterpret_borrow<py::module_>(np);
+}
+
+// A NumPy dtype in words: irlite's name and NumPy's for the types irlite has ("f64
+// (numpy.float64)"), NumPy's spelling for the others ("dtype complex128", "dtype <U3").
+std::string dtype_words(py::handle dtype) {
+  for (std::size_t i = 1; i < kElementTypes; ++i) {
+    const auto type = static_cast<ElementType>(i);
+    if (type != ElementType::bf16 && dtype_of(type).equal(dtype)) return dtype_text(type);
+  }
+  return "dtype " + std::string(py::str(dtype));
+}
+
+// Whether every value of `array` (integers or booleans) fits the integer dtype `want`: always
+// when the given dtype's whole range does, else by the array's least and greatest values.
+bool integers_fit(const py::object& array, const py::object& want) {
+  const py::object given = array.attr("dtype");
+  if (given.attr("kind").cast<std::string>() == "b") return true;
+  const py::module_ np = numpy_module();
+  const py::object to = np.attr("iinfo")(want);
+  const py::object from = np.attr("iinfo")(given);
+  const py::object least = to.attr("min"), greatest = to.attr("max");
+  if (least <= py::object(from.attr("min")) && py::object(from.attr("max")) <= greatest)
+    return true;
+  if (array.attr("size").cast<std::size_t>() == 0) return true;
+  // As Python ints: NumPy compares a uint64 with a negative int in float64, which rounds.
+  return least <= py::int_(array.attr("min")()) && py::int_(array.attr("max")()) <= greatest;
+}
+
+// `value` as a C-contiguous NumPy array of input `port`'s dtype, for the values view_in_place
+// does not take: made with at most one copy of an array's elements. The rule:
+// - the input's dtype in another layout (steps, Fortran order): one ascontiguousarray;
+// - another dtype that NumPy's casting='same_kind' allows (booleans to anything; unsigned
+//   integers to integers and floats; signed integers to signed integers and floats; floats to
+//   floats; the other byte order of a dtype too): one astype, rounding floats as NumPy does;
+//   integers must fit the input's type, never wrapped;
+// - anything else (floats to integers, signed to unsigned, numbers to booleans, complex, object,
+//   strings, structured, dates) is refused, as is any dtype but uint16 for a bf16 input, whose
+//   bit patterns NumPy has no type for.
+// Lists and scalars become an array first (numpy.asarray), then follow the same rule.
+py::object contiguous_array(py::handle value, const Model& model, const PortInfo& port) {
   const ElementType wanted = port.element_type;
-  auto wrong_dtype = [&](const std::string& got) {
+  const py::object want = dtype_of(wanted);
+  auto refuse = [&](const std::string& why) {
     return Error(ErrorCode::input,
-                 "input '" + port.name + "' is " + dtype_text(wanted) + ", got an array of " + got +
-                     (numpy_name(wanted) ? std::string("; convert it with .astype(numpy.") +
-                                               numpy_name(wanted) + ")"
-                                         : std::string()),
+                 "input '" + port.name + "' is " + dtype_text(wanted) + ", " + why,
                  input_context(model, port));
   };
-  py::object converted;
-  py::handle source = value;
-  if (PyObject_CheckBuffer(value.ptr())) {
-    auto held = std::make_shared<HeldBuffer>();
-    if (PyObject_GetBuffer(value.ptr(), &held->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
-      const Py_buffer& v = held->view;
-      const ElementType given = format_type(v.format, v.itemsize);
-      if (!feeds(given, wanted) ||
-          static_cast<std::size_t>(v.itemsize) != irlite::element_size(wanted)) {
-        const std::string got =
-            given == ElementType::undefined
-                ? std::string("buffer format '") + (v.format ? v.format : "B") + "'"
-                : dtype_text(given);
-        throw wrong_dtype(got);
-      }
-      irlite::Shape shape(static_cast<std::size_t>(v.ndim));
-      for (int i = 0; i < v.ndim; ++i)
-        shape[static_cast<std::size_t>(i)] = v.shape ? v.shape[i] : v.len / v.itemsize;
-      void* data = v.buf;
-      const bool writable = !v.readonly;
-      if (!writable) {
-        const auto* b = static_cast<const std::byte*>(data);
-        read_only.push_back({b, b + v.len});
-      }
-      std::shared_ptr<const void> keep(held, held.get());
-      return writable ? Tensor::view(wanted, std::move(shape), data, std::move(keep))
-                      : Tensor::view(wanted, std::move(shape), static_cast<const void*>(data),
-                                     std::move(keep));
-    }
-    PyErr_Clear();
-    // Not C-contiguous (or not a buffer of plain elements): NumPy copies it once.
-    py::module_ np = py::module_::import("numpy");
-    converted = np.attr("ascontiguousarray")(value);
-    const py::object given_dtype = converted.attr("dtype");
-    const py::object want = dtype_of(wanted);
-    if (want.is_none() || !given_dtype.equal(want))
-      throw wrong_dtype(std::string(py::str(given_dtype)));
-    source = converted;
-  } else {
-    py::module_ np = py::module_::import("numpy");
-    const py::object want = dtype_of(wanted);
-    if (want.is_none())
-      throw Error(ErrorCode::input, "input '" + port.name + "' has no element type",
-                  input_context(model, port));
-    py::object array = np.attr("asarray")(value);
-    const py::object kind = array.attr("dtype").attr("kind");
-    if (kind.cast<std::string>() == "O" || kind.cast<std::string>() == "U" ||
-        kind.cast<std::string>() == "S")
-      throw Error(ErrorCode::input,
-                  "input '" + port.name + "' is " + dtype_text(wanted) + ": " +
-                      py::repr(value).cast<std::string>().substr(0, 80) + " is not numbers",
-                  input_context(model, port));
-    if (!np.attr("can_cast")(array.attr("dtype"), want, "same_kind").cast<bool>())
-      throw wrong_dtype(std::string(py::str(array.attr("dtype"))) +
-                        " (a value of another kind, not converted)");
-    converted = np.attr("array")(array, py::arg("dtype") = want, py::arg("order") = "C");
-    if (!np.attr("array_equal")(converted, array).cast<bool>() &&
-        array.attr("dtype").attr("kind").cast<std::string>() != "f")
-      throw Error(
-          ErrorCode::input,
-          "input '" + port.name + "' is " + dtype_text(wanted) + ": the values given do not fit it",
-          input_context(model, port));
-    source = converted;
+  if (want.is_none()) throw refuse("a type that has no NumPy dtype");
+  const py::module_ np = numpy_module();
+  const bool is_array = PyObject_CheckBuffer(value.ptr());
+  py::object array;
+  try {
+    array = np.attr("asarray")(value);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError)) throw;
+    throw refuse("got a value NumPy does not make an array of: " + std::string(e.what()));
   }
-  return to_tensor(source, model, port, read_only);
+  const py::object given = array.attr("dtype");
+  if (given.equal(want)) return np.attr("ascontiguousarray")(array);
+
+  const std::string got = is_array
+                              ? "got an array of " + dtype_words(given)
+                              : "got " + dtype_words(given) + " values (from a " +
+                                    std::string(py::str(value.get_type().attr("__name__"))) + ")";
+  if (wanted == ElementType::bf16)
+    throw refuse(got +
+                 "; bf16 inputs take their bit patterns as numpy.uint16 (the high half of "
+                 "each float32's bits), which irlite does not make from other dtypes");
+  if (!np.attr("can_cast")(given, want, "same_kind").cast<bool>())
+    throw refuse(got +
+                 ", which is not converted (NumPy's casting rule 'same_kind' refuses it); "
+                 "convert it with .astype(numpy." +
+                 numpy_name(wanted) + ")");
+  const std::string kind = want.attr("kind").cast<std::string>();
+  if ((kind == "i" || kind == "u") && !integers_fit(array, want))
+    throw refuse(got + " with values from " + std::string(py::str(array.attr("min")())) + " to " +
+                 std::string(py::str(array.attr("max")())) +
+                 ", which do not fit it (integers are never wrapped)");
+  return array.attr("astype")(want, py::arg("order") = "C");
+}
+
+// The tensor for input `port` from a Python value: a view when the value is a C-contiguous
+// buffer of the input's dtype, else a view of the array contiguous_array makes (and the tensor
+// then holds).
+Tensor to_tensor(py::handle value, const Model& model, const PortInfo& port,
+                 std::vector<ReadOnlyRange>& read_only) {
+  if (auto tensor = view_in_place(value, port.element_type, read_only)) return std::move(*tensor);
+  const py::object array = contiguous_array(value, model, port);
+  if (auto tensor = view_in_place(array, port.element_type, read_only)) return std::move(*tensor);
+  throw Error(ErrorCode::usage, "input '" + port.name + "': NumPy gave an array irlite cannot view",
+              input_context(model, port));
 }
 
 // ---- outputs ---------------------------------------------------------------------------------
@@ -526,7 +599,7 @@ class PySession {
     for (const PortInfo& p : model.outputs()) output_names_.push_back(text(p.name));
   }
 
-  py::dict run(py::handle inputs);
+  OutputsDict run(const InputsArg& inputs);
   const irlite::Session& session() const { return session_; }
 
  private:
@@ -536,7 +609,7 @@ class PySession {
   std::vector<py::object> output_names_;
 };
 
-py::dict PySession::run(py::handle inputs) {
+OutputsDict PySession::run(const InputsArg& inputs) {
   const Model& model = session_.model();
   std::map<std::string, Tensor> feed;
   std::vector<ReadOnlyRange> read_only;
@@ -591,7 +664,7 @@ py::dict PySession::run(py::handle inputs) {
     if (PyDict_SetItem(result.ptr(), output_names_[i].ptr(), array.ptr()) != 0)
       throw py::error_already_set();
   }
-  return result;
+  return py::reinterpret_steal<OutputsDict>(result.release());
 }
 
 // ---- loading ---------------------------------------------------------------------------------
@@ -628,7 +701,7 @@ Model load(const std::filesystem::path& xml, const std::optional<std::filesystem
   return Model::load(xml, o);
 }
 
-Model load_from_memory(py::handle xml, py::handle weights, const std::string& name,
+Model load_from_memory(const XmlArg& xml, const BufferArg& weights, const std::string& name,
                        const std::string& precision, bool fuse_layers, bool keep_going) {
   std::string xml_text;
   if (py::isinstance<py::str>(xml))
@@ -655,33 +728,86 @@ Model load_from_memory(py::handle xml, py::handle weights, const std::string& na
 
 // ---- descriptions ----------------------------------------------------------------------------
 
-std::string port_repr(const PortInfo& p) {
-  return "Port(name=" + py::repr(text(p.name)).cast<std::string>() + ", element_type='" +
-         std::string(irlite::to_string(p.element_type)) +
-         "', shape=" + py::repr(shape_to_py(p.shape)).cast<std::string>() + ")";
+std::string type_name(ElementType type) {
+  return std::string(irlite::to_string(type));
+}
+
+// repr() of a Python object, for the reprs built here.
+std::string repr_of(py::handle o) {
+  return py::repr(o).cast<std::string>();
+}
+
+// A Python list of `to_py(item)` for each item.
+template <typename Items, typename ToPy>
+py::list list_of(const Items& items, ToPy to_py) {
+  py::list l;
+  for (const auto& item : items) l.append(to_py(item));
+  return l;
 }
 
 py::list names_to_py(const std::vector<std::string>& names) {
-  py::list l;
-  for (const std::string& n : names) l.append(text(n));
-  return l;
+  return list_of(names, [](const std::string& n) { return text(n); });
 }
 
 py::list errors_to_py(const std::vector<Error>& errors) {
-  py::list l;
-  for (const Error& e : errors) l.append(text(e.what()));
-  return l;
+  return list_of(errors, [](const Error& e) { return text(e.what()); });
+}
+
+// An op's inputs or outputs as (name, (element type, ...)) pairs.
+py::list op_ports_to_py(const std::vector<irlite::OpPortInfo>& ports) {
+  return list_of(ports, [](const irlite::OpPortInfo& p) {
+    return py::make_tuple(std::string(p.name), py::tuple(list_of(p.element_types, type_name)));
+  });
+}
+
+// The repr of a Port or a LayerOutput: `what` opens it ("name='x'", "port=2").
+std::string port_repr(const char* cls, const std::string& what, ElementType type,
+                      const PartialShape& shape) {
+  return std::string(cls) + "(" + what + ", element_type='" + type_name(type) +
+         "', shape=" + repr_of(shape_to_py(shape)) + ")";
+}
+
+// The repr of a Layer or a LayerProfile: its id, name and type-version, then `more`.
+template <typename Layer>
+std::string layer_repr(const char* cls, const Layer& l, const std::string& more = "") {
+  return std::string(cls) + "(id=" + std::to_string(l.id) + ", name=" + repr_of(text(l.name)) +
+         ", type='" + l.type + "-" + std::to_string(l.version) + "'" + more + ")";
+}
+
+// The properties a Port and a LayerOutput share, from their members of the same names.
+template <typename Port>
+void def_port_properties(py::class_<Port>& cls, const char* shape_doc) {
+  cls.def_property_readonly(
+         "tensor_names", [](const Port& p) { return names_to_py(p.tensor_names); },
+         "Every tensor name of the port, possibly none (an input may be named by any of them).")
+      .def_property_readonly(
+          "element_type", [](const Port& p) { return type_name(p.element_type); },
+          "The IR element type: 'f32', 'i64', 'boolean', 'bf16'...")
+      .def_property_readonly(
+          "dtype", [](const Port& p) { return dtype_of(p.element_type); },
+          "The NumPy dtype of its arrays (bf16: uint16 bit patterns); None when unknown.")
+      .def_property_readonly(
+          "shape", [](const Port& p) { return shape_to_py(p.shape); }, shape_doc);
 }
 
 std::size_t memory_from_py(py::handle value) {
   if (value.is_none()) return 0;
-  const auto n = value.cast<std::int64_t>();
-  if (n <= 0) throw Error(ErrorCode::usage, "max_memory must be a positive number of bytes");
+  if (!PyIndex_Check(value.ptr()))
+    throw py::type_error("max_memory must be an int (bytes) or None, got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
+  std::int64_t n = 0;
+  try {
+    n = value.cast<std::int64_t>();
+  } catch (const py::cast_error&) {
+    n = -1;  // beyond int64
+  }
+  if (n <= 0)
+    throw Error(ErrorCode::usage, "max_memory must be a positive number of bytes, at most 2**63-1");
   return static_cast<std::size_t>(n);
 }
 
-std::unique_ptr<PySession> make_session(const Model& model, int threads, py::handle max_memory,
-                                        bool profile) {
+std::unique_ptr<PySession> make_session(const Model& model, int threads,
+                                        const OptionalIntArg& max_memory, bool profile) {
   if (threads < 0) throw Error(ErrorCode::usage, "threads must be 0 (one per CPU) or more");
   irlite::SessionOptions o;
   o.num_threads = static_cast<unsigned>(threads);
@@ -699,13 +825,16 @@ PYBIND11_MODULE(irlite, m) {
     session = model.session(threads=4)
     outputs = session.run({"x": numpy.zeros((1, 3), numpy.float32)})   # {name: ndarray}
 
-Inputs that are C-contiguous and of the input's dtype are read in place, without a copy; other
-layouts are copied once, and an array of another dtype is refused with irlite.InputError (convert
-it with .astype()). Outputs are NumPy arrays over irlite's own memory: no copy, writable, and
-valid for as long as they are referenced. f16 is numpy.float16, bf16 is numpy.uint16 holding the
-bit patterns, boolean is numpy.bool_. The GIL is released while a model loads and while a session
-runs, so threads that each have a session run in parallel. Every problem raises an irlite.Error
-subclass carrying its file, line, column, layer and port.)";
+Inputs that are C-contiguous and of the input's dtype are read in place, without a copy.
+Other layouts are copied once; other dtypes are converted by one astype when NumPy's casting
+rule 'same_kind' allows it (float64 to float32, int64 to int32, integers and booleans to
+floats; integers must fit, never wrapped) and refused with irlite.InputError otherwise (floats
+to integers, signed to unsigned, complex, object, strings: convert them with .astype()).
+Outputs are NumPy arrays over irlite's own memory: no copy, writable, and valid for as long as
+they are referenced. f16 is numpy.float16, bf16 is numpy.uint16 holding the bit patterns (only
+uint16 feeds a bf16 input), boolean is numpy.bool_. The GIL is released while a model loads and
+while a session runs, so threads that each have a session run in parallel. Every problem raises
+an irlite.Error subclass carrying its file, line, column, layer and port.)";
 
   // The exception classes, from Python source, then their translation.
   {
@@ -733,69 +862,49 @@ subclass carrying its file, line, column, layer and port.)";
 
   m.attr("__version__") = py::str(std::string(irlite::version()));
 
-  py::class_<PortInfo>(m, "Port", "A model input (a Parameter) or output (a Result).")
-      .def_property_readonly(
+  py::class_<PortInfo> port(m, "Port", "A model input (a Parameter) or output (a Result).");
+  port.def_property_readonly(
           "name", [](const PortInfo& p) { return text(p.name); },
           "Inputs: the Parameter layer's name. Outputs: the first tensor name of the port that "
           "feeds the Result, or the Result's name.")
-      .def_property_readonly(
-          "tensor_names", [](const PortInfo& p) { return names_to_py(p.tensor_names); },
-          "Every tensor name of the port, possibly none. An input may be named by any of them.")
-      .def_property_readonly(
-          "element_type",
-          [](const PortInfo& p) { return std::string(irlite::to_string(p.element_type)); },
-          "The IR element type: 'f32', 'i64', 'boolean', 'bf16'...")
-      .def_property_readonly(
-          "dtype", [](const PortInfo& p) { return dtype_of(p.element_type); },
-          "The NumPy dtype of its arrays (bf16: uint16 bit patterns); None when unknown.")
-      .def_property_readonly(
-          "shape", [](const PortInfo& p) { return shape_to_py(p.shape); },
-          "The partial shape: a tuple whose items are ints (static), None (dynamic) or (lo, hi) "
-          "intervals (hi None when unbounded); None for a dynamic rank.")
-      .def("__repr__", &port_repr);
+      .def("__repr__", [](const PortInfo& p) {
+        return port_repr("Port", "name=" + repr_of(text(p.name)), p.element_type, p.shape);
+      });
+  def_port_properties(port,
+                      "The partial shape: a tuple whose items are ints (static), None (dynamic) "
+                      "or (lo, hi) intervals (hi None when unbounded); None for a dynamic rank.");
 
-  py::class_<irlite::LayerOutput>(m, "LayerOutput", "One output of a layer, as inferred.")
-      .def_readonly("port", &irlite::LayerOutput::port, "The IR port id.")
-      .def_property_readonly(
-          "tensor_names", [](const irlite::LayerOutput& o) { return names_to_py(o.tensor_names); })
-      .def_property_readonly("element_type",
-                             [](const irlite::LayerOutput& o) {
-                               return std::string(irlite::to_string(o.element_type));
-                             })
-      .def_property_readonly("dtype",
-                             [](const irlite::LayerOutput& o) { return dtype_of(o.element_type); })
-      .def_property_readonly(
-          "shape", [](const irlite::LayerOutput& o) { return shape_to_py(o.shape); },
-          "The inferred partial shape (see Port.shape).")
+  using irlite::LayerOutput;
+  py::class_<LayerOutput> layer_output(m, "LayerOutput", "One output of a layer, as inferred.");
+  layer_output.def_readonly("port", &LayerOutput::port, "The IR port id.")
       .def_property_readonly(
           "declared_shape",
-          [](const irlite::LayerOutput& o) {
-            py::tuple t(o.declared_dims.size());
-            for (std::size_t i = 0; i < o.declared_dims.size(); ++i)
-              t[i] =
-                  o.declared_dims[i] < 0 ? none_object() : py::object(py::int_(o.declared_dims[i]));
-            return t;
+          [](const LayerOutput& o) {
+            return py::tuple(list_of(o.declared_dims, [](std::int64_t d) {
+              return d < 0 ? none_object() : py::object(py::int_(d));
+            }));
           },
           "The dims written in the IR, None for dynamic ones.")
-      .def_readonly("declared_differs", &irlite::LayerOutput::declared_differs,
+      .def_readonly("declared_differs", &LayerOutput::declared_differs,
                     "Whether the IR's dims or precision contradict the inferred ones.")
-      .def("__repr__", [](const irlite::LayerOutput& o) {
-        return "LayerOutput(port=" + std::to_string(o.port) + ", element_type='" +
-               std::string(irlite::to_string(o.element_type)) +
-               "', shape=" + py::repr(shape_to_py(o.shape)).cast<std::string>() + ")";
+      .def("__repr__", [](const LayerOutput& o) {
+        return port_repr("LayerOutput", "port=" + std::to_string(o.port), o.element_type, o.shape);
       });
+  def_port_properties(layer_output, "The inferred partial shape (see Port.shape).");
 
-  py::class_<irlite::LayerInfo>(m, "Layer", "One layer of a model with its inferred outputs.")
-      .def_readonly("id", &irlite::LayerInfo::id, "The IR layer id.")
-      .def_property_readonly("name", [](const irlite::LayerInfo& l) { return text(l.name); })
-      .def_readonly("type", &irlite::LayerInfo::type, "The op's name: 'TopK', 'Constant'.")
-      .def_readonly("version", &irlite::LayerInfo::version, "The op version: 11 for TopK-11.")
-      .def_readonly("opset", &irlite::LayerInfo::opset, "As written: 'opset11'.")
-      .def_readonly("line", &irlite::LayerInfo::line)
-      .def_readonly("column", &irlite::LayerInfo::column)
+  using irlite::LayerInfo;
+  py::class_<LayerInfo>(m, "Layer", "One layer of a model with its inferred outputs.")
+      .def_readonly("id", &LayerInfo::id, "The IR layer id.")
+      .def_property_readonly(
+          "name", [](const LayerInfo& l) { return text(l.name); }, "The layer's name.")
+      .def_readonly("type", &LayerInfo::type, "The op's name: 'TopK', 'Constant'.")
+      .def_readonly("version", &LayerInfo::version, "The op version: 11 for TopK-11.")
+      .def_readonly("opset", &LayerInfo::opset, "As written: 'opset11'.")
+      .def_readonly("line", &LayerInfo::line, "The 1-based line of its <layer> in the .xml.")
+      .def_readonly("column", &LayerInfo::column, "The 1-based column of its <layer>.")
       .def_property_readonly(
           "attributes",
-          [](const irlite::LayerInfo& l) {
+          [](const LayerInfo& l) {
             py::dict d;
             for (const auto& [k, v] : l.attributes) d[text(k)] = text(v);
             return d;
@@ -803,105 +912,84 @@ subclass carrying its file, line, column, layer and port.)";
           "Key attributes as text (small Const values as 'value').")
       .def_property_readonly(
           "inputs",
-          [](const irlite::LayerInfo& l) {
-            py::list out;
-            for (const irlite::LayerInput& in : l.inputs)
-              out.append(py::make_tuple(in.port, in.from_layer, in.from_port));
-            return out;
+          [](const LayerInfo& l) {
+            return list_of(l.inputs, [](const irlite::LayerInput& in) {
+              return py::make_tuple(in.port, in.from_layer, in.from_port);
+            });
           },
           "One (port, from_layer, from_port) tuple per input: the IR port and the output feeding "
           "it.")
-      .def_readonly("outputs", &irlite::LayerInfo::outputs, "The LayerOutput of each output port.")
-      .def_readonly("reaches_result", &irlite::LayerInfo::reaches_result,
+      .def_readonly("outputs", &LayerInfo::outputs, "The LayerOutput of each output port.")
+      .def_readonly("reaches_result", &LayerInfo::reaches_result,
                     "False when no Result depends on the layer (it does not run).")
-      .def_readonly("folded", &irlite::LayerInfo::folded,
+      .def_readonly("folded", &LayerInfo::folded,
                     "Computed while loading, its inputs being all known.")
-      .def_readonly("fused_into", &irlite::LayerInfo::fused_into,
+      .def_readonly("fused_into", &LayerInfo::fused_into,
                     "The index in Model.layers() of the layer whose kernel runs this one, or None.")
-      .def("__repr__", [](const irlite::LayerInfo& l) {
-        return "Layer(id=" + std::to_string(l.id) +
-               ", name=" + py::repr(text(l.name)).cast<std::string>() + ", type='" + l.type + "-" +
-               std::to_string(l.version) + "')";
-      });
+      .def("__repr__", [](const LayerInfo& l) { return layer_repr("Layer", l); });
 
-  py::class_<irlite::LayerProfile>(m, "LayerProfile", "One layer of a profiled run.")
-      .def_readonly("layer", &irlite::LayerProfile::layer, "The index into Model.layers().")
-      .def_readonly("id", &irlite::LayerProfile::id)
-      .def_property_readonly("name", [](const irlite::LayerProfile& l) { return text(l.name); })
-      .def_readonly("type", &irlite::LayerProfile::type)
-      .def_readonly("version", &irlite::LayerProfile::version)
-      .def_readonly("start_ns", &irlite::LayerProfile::start_ns, "From the start of the run.")
-      .def_readonly("duration_ns", &irlite::LayerProfile::duration_ns)
-      .def_readonly("input_bytes", &irlite::LayerProfile::input_bytes)
-      .def_readonly("output_bytes", &irlite::LayerProfile::output_bytes)
-      .def_property_readonly("input_shapes",
-                             [](const irlite::LayerProfile& l) {
-                               py::list out;
-                               for (const auto& s : l.input_shapes)
-                                 out.append(concrete_shape_to_py(s));
-                               return out;
-                             })
-      .def_property_readonly("output_shapes",
-                             [](const irlite::LayerProfile& l) {
-                               py::list out;
-                               for (const auto& s : l.output_shapes)
-                                 out.append(concrete_shape_to_py(s));
-                               return out;
-                             })
-      .def_readonly("fused_layers", &irlite::LayerProfile::fused_layers,
+  using irlite::LayerProfile;
+  auto shapes_to_py = [](const std::vector<irlite::Shape>& shapes) {
+    return list_of(shapes, concrete_shape_to_py);
+  };
+  py::class_<LayerProfile>(m, "LayerProfile", "One layer of a profiled run.")
+      .def_readonly("layer", &LayerProfile::layer, "The index into Model.layers().")
+      .def_readonly("id", &LayerProfile::id, "The IR layer id.")
+      .def_property_readonly(
+          "name", [](const LayerProfile& l) { return text(l.name); }, "The layer's name.")
+      .def_readonly("type", &LayerProfile::type, "The op's name: 'TopK'.")
+      .def_readonly("version", &LayerProfile::version, "The op version: 11 for TopK-11.")
+      .def_readonly("start_ns", &LayerProfile::start_ns, "From the start of the run.")
+      .def_readonly("duration_ns", &LayerProfile::duration_ns,
+                    "Its shape rule, the allocation of its outputs and its kernel.")
+      .def_readonly("input_bytes", &LayerProfile::input_bytes, "The bytes of every input read.")
+      .def_readonly("output_bytes", &LayerProfile::output_bytes,
+                    "The bytes of every output written.")
+      .def_property_readonly(
+          "input_shapes", [=](const LayerProfile& l) { return shapes_to_py(l.input_shapes); },
+          "The shape of each input, a tuple of ints.")
+      .def_property_readonly(
+          "output_shapes", [=](const LayerProfile& l) { return shapes_to_py(l.output_shapes); },
+          "The shape of each output, a tuple of ints.")
+      .def_readonly("fused_layers", &LayerProfile::fused_layers,
                     "Indices into Model.layers() of the layers that ran inside this one's kernel.")
-      .def("__repr__", [](const irlite::LayerProfile& l) {
-        return "LayerProfile(id=" + std::to_string(l.id) +
-               ", name=" + py::repr(text(l.name)).cast<std::string>() + ", type='" + l.type + "-" +
-               std::to_string(l.version) + "', duration_ns=" + std::to_string(l.duration_ns) + ")";
+      .def("__repr__", [](const LayerProfile& l) {
+        return layer_repr("LayerProfile", l, ", duration_ns=" + std::to_string(l.duration_ns));
       });
 
   py::class_<irlite::RunProfile>(m, "RunProfile",
                                  "A profiled run: its compute layers in run order and its time.")
-      .def_readonly("layers", &irlite::RunProfile::layers)
-      .def_readonly("total_ns", &irlite::RunProfile::total_ns)
+      .def_readonly("layers", &irlite::RunProfile::layers,
+                    "A LayerProfile per compute layer (Parameters, Consts and Results do no work).")
+      .def_readonly("total_ns", &irlite::RunProfile::total_ns,
+                    "The whole run, from the first layer to the last.")
       .def("__repr__", [](const irlite::RunProfile& p) {
         return "RunProfile(layers=" + std::to_string(p.layers.size()) +
                ", total_ns=" + std::to_string(p.total_ns) + ")";
       });
 
-  py::class_<irlite::OpInfo>(m, "OpInfo", "One op version irlite runs.")
-      .def_property_readonly("type", [](const irlite::OpInfo& o) { return std::string(o.type); })
-      .def_readonly("version", &irlite::OpInfo::version)
-      .def_readonly("since_opset", &irlite::OpInfo::since_opset)
-      .def_readonly("until_opset", &irlite::OpInfo::until_opset)
-      .def_readonly("min_inputs", &irlite::OpInfo::min_inputs)
+  using irlite::OpInfo;
+  py::class_<OpInfo>(m, "OpInfo", "One op version irlite runs.")
+      .def_property_readonly(
+          "type", [](const OpInfo& o) { return std::string(o.type); }, "The op's name: 'TopK'.")
+      .def_readonly("version", &OpInfo::version, "11 for TopK-11.")
+      .def_readonly("since_opset", &OpInfo::since_opset, "The first opset that has it.")
+      .def_readonly("until_opset", &OpInfo::until_opset,
+                    "The last opset irlite knows that still holds this version.")
+      .def_readonly("min_inputs", &OpInfo::min_inputs, "The inputs it needs.")
       .def_property_readonly(
           "max_inputs",
-          [](const irlite::OpInfo& o) {
+          [](const OpInfo& o) {
             return o.max_inputs == INT_MAX ? none_object() : py::object(py::int_(o.max_inputs));
           },
-          "None for a variadic op (Concat).")
+          "The inputs it takes at most; None for a variadic op (Concat).")
       .def_property_readonly(
-          "inputs",
-          [](const irlite::OpInfo& o) {
-            py::list out;
-            for (const irlite::OpPortInfo& p : o.inputs) {
-              py::list types;
-              for (ElementType t : p.element_types) types.append(std::string(irlite::to_string(t)));
-              out.append(py::make_tuple(std::string(p.name), py::tuple(types)));
-            }
-            return out;
-          },
+          "inputs", [](const OpInfo& o) { return op_ports_to_py(o.inputs); },
           "One (name, element types) pair per input.")
       .def_property_readonly(
-          "outputs",
-          [](const irlite::OpInfo& o) {
-            py::list out;
-            for (const irlite::OpPortInfo& p : o.outputs) {
-              py::list types;
-              for (ElementType t : p.element_types) types.append(std::string(irlite::to_string(t)));
-              out.append(py::make_tuple(std::string(p.name), py::tuple(types)));
-            }
-            return out;
-          },
+          "outputs", [](const OpInfo& o) { return op_ports_to_py(o.outputs); },
           "One (name, element types) pair per output.")
-      .def("__repr__", [](const irlite::OpInfo& o) {
+      .def("__repr__", [](const OpInfo& o) {
         return "OpInfo('" + std::string(o.type) + "-" + std::to_string(o.version) + "')";
       });
 
@@ -912,10 +1000,14 @@ subclass carrying its file, line, column, layer and port.)";
 
 `inputs` is a dict {name: array} (a Parameter's name or one of its tensor names) or a list of
 arrays in Model.inputs order. An array that is C-contiguous and of the input's dtype is read in
-place; another layout is copied once; another dtype raises InputError (use .astype()). Lists and
-scalars are converted once to the input's dtype when their kind and values allow. The returned
-arrays own irlite's memory: no copy is made, they are writable and outlive the session. The GIL
-is released while the model runs.)")
+place, without a copy. Any other array is copied once into a C-contiguous array of the input's
+dtype: another layout as it is, another dtype by astype when
+numpy.can_cast(given, wanted, "same_kind") is true (booleans to anything, unsigned integers to
+integers and floats, signed integers to signed integers and floats, floats to floats; integer
+values must fit the input's type). Other dtypes raise InputError naming the .astype() to call;
+a bf16 input takes numpy.uint16 bit patterns only. Lists and scalars go through numpy.asarray
+first, then the same rule. The returned arrays own irlite's memory: no copy is made, they are
+writable and outlive the session. The GIL is released while the model runs.)")
       .def(
           "profile", [](const PySession& s) { return s.session().profile(); },
           "The last run's layers and times (a RunProfile); empty unless the session was made with "
@@ -929,7 +1021,7 @@ is released while the model runs.)")
           "max_memory", [](const PySession& s) { return s.session().options().max_memory_bytes; },
           "The memory budget of a run in bytes (resolved: never 0).")
       .def("__repr__", [](const PySession& s) {
-        return "Session(model=" + py::repr(text(s.session().model().name())).cast<std::string>() +
+        return "Session(model=" + repr_of(text(s.session().model().name())) +
                ", threads=" + std::to_string(s.session().options().num_threads) + ")";
       });
 
@@ -979,7 +1071,7 @@ allocate (outputs, values between layers, kernel scratch; inputs are not counted
 would go over raises RangeError. None: half the machine's memory. profile: record each run's
 layers and times for Session.profile().)")
       .def("__repr__", [](const Model& mo) {
-        return "Model(name=" + py::repr(text(mo.name())).cast<std::string>() +
+        return "Model(name=" + repr_of(text(mo.name())) +
                ", inputs=" + std::to_string(mo.inputs().size()) +
                ", outputs=" + std::to_string(mo.outputs().size()) + ")";
       });

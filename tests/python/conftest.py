@@ -81,3 +81,29 @@ def reduce_max_xml():
   </edges>
 </net>
 """
+
+
+_PRECISIONS = {"boolean": "BOOL", "f16": "FP16", "f32": "FP32", "f64": "FP64"}
+
+
+def identity_xml(element_type):
+    """IR XML of a model handing back its input `x`, of `element_type` and shape [?,?], as its
+    output `x`: the output is the input's tensor, so it shares the memory irlite read."""
+    precision = _PRECISIONS.get(element_type, element_type.upper())
+    dims = [-1, -1]
+    return f"""<?xml version="1.0"?>
+<net name="identity_{element_type}" version="11">
+  <layers>
+    <layer id="0" name="x" type="Parameter" version="opset1">
+      <data shape="?,?" element_type="{element_type}"/>
+      <output>{_port(0, precision, dims, "x")}</output>
+    </layer>
+    <layer id="1" name="x/sink_port_0" type="Result" version="opset1">
+      <input>{_port(0, precision, dims)}</input>
+    </layer>
+  </layers>
+  <edges>
+    <edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+  </edges>
+</net>
+"""

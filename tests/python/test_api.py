@@ -130,8 +130,13 @@ def test_sessions_resolve_their_options():
     assert session.model.name == "pipeline"
     with pytest.raises(TypeError):
         model.session(2)  # keyword-only
-    with pytest.raises(irlite.UsageError):
-        model.session(max_memory=0)
+    for wrong in (0, -1, 2**70):
+        with pytest.raises(irlite.UsageError, match="max_memory must be a positive number"):
+            model.session(max_memory=wrong)
+    for wrong in ("1G", 1e6):
+        with pytest.raises(TypeError, match="max_memory must be an int"):
+            model.session(max_memory=wrong)
+    assert model.session(max_memory=np.int64(1 << 20)).max_memory == 1 << 20
 
 
 def test_profile_lists_the_layers_of_the_last_run():

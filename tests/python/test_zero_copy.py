@@ -1,6 +1,7 @@
-"""No copies: inputs are read in place, outputs are arrays over irlite's own memory that stay
-valid and writable after the session and the model are gone, and a run on a 64 MiB input grows
-the process's peak memory by its outputs only."""
+"""No copies: inputs of the right dtype are read in place, outputs are arrays over irlite's own
+memory that stay valid and writable after the session and the model are gone, and a run on a
+64 MiB input grows the process's peak memory by its outputs only. Inputs of another layout or of
+a dtype NumPy's 'same_kind' rule converts are copied exactly once."""
 
 import gc
 import struct
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import irlite
-from conftest import MODELS
+from conftest import MODELS, identity_xml
 
 
 def identity():
@@ -25,6 +26,17 @@ def test_a_contiguous_input_is_read_in_place():
     # The identity hands back the input tensor: the same memory proves it was not copied.
     assert np.shares_memory(out, x)
     assert out.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("element_type, dtype", [
+    ("f32", np.float32), ("f64", np.float64), ("f16", np.float16), ("bf16", np.uint16),
+    ("i8", np.int8), ("i32", np.int32), ("i64", np.int64), ("u8", np.uint8), ("u64", np.uint64),
+    ("boolean", np.bool_),
+])
+def test_the_inputs_dtype_is_read_in_place_for_every_type(element_type, dtype):
+    x = np.ones((3, 4), dtype)
+    out = irlite.load_from_memory(identity_xml(element_type)).session().run([x])["x"]
+    assert out.dtype == dtype and np.shares_memory(out, x)
 
 
 def test_any_buffer_is_read_in_place():
@@ -44,6 +56,46 @@ def test_a_non_contiguous_input_is_copied_once():
     assert not np.shares_memory(out, x)
     fortran = np.asfortranarray(np.arange(12, dtype=np.float32).reshape(4, 3))
     np.testing.assert_array_equal(identity().run([fortran])["x"], fortran)
+
+
+def _converted(element_type, x):
+    return irlite.load_from_memory(identity_xml(element_type)).session().run([x])["x"]
+
+
+@pytest.mark.parametrize("given, element_type, wanted", [
+    (np.float64, "f32", np.float32), (np.float32, "f16", np.float16),
+    (np.float16, "f32", np.float32), (np.int64, "i32", np.int32), (np.int32, "f32", np.float32),
+    (np.int64, "f64", np.float64), (np.int8, "f16", np.float16), (np.uint8, "i8", np.int8),
+    (np.uint64, "i64", np.int64), (np.uint32, "u8", np.uint8), (np.bool_, "f32", np.float32),
+    (np.bool_, "i64", np.int64), (np.bool_, "u8", np.uint8), (">f4", "f32", np.float32),
+    (">i8", "i32", np.int32),
+])
+def test_a_dtype_of_the_same_kind_is_converted_once(given, element_type, wanted):
+    rng = np.random.default_rng(7)
+    # Values every pair holds exactly or rounds as astype does: small integers, and fractions.
+    values = rng.integers(0, 100, size=(5, 6)) if np.dtype(given).kind in "iub" else \
+        rng.random((5, 6)) * 200 - 100
+    x = values.astype(given)
+    out = _converted(element_type, x)
+    expected = x.astype(wanted)
+    assert out.dtype == wanted and out.flags.c_contiguous
+    np.testing.assert_array_equal(out, expected)
+    assert out.tobytes() == expected.tobytes()  # the same bits: the same rounding
+    assert not np.shares_memory(out, x)
+
+
+def test_a_non_contiguous_array_of_another_dtype_is_converted():
+    x = (np.arange(48, dtype=np.float64) / 3).reshape(6, 8)[::2, 1::3]
+    assert not x.flags.c_contiguous
+    out = _converted("f32", x)
+    np.testing.assert_array_equal(out, x.astype(np.float32))
+    assert not np.shares_memory(out, x)
+
+
+def test_lists_and_scalars_are_converted():
+    assert _converted("f32", [[1, 2.5]]).tolist() == [[1, 2.5]]
+    assert _converted("i8", [[True, -3]]).tolist() == [[1, -3]]
+    assert _converted("f16", np.float64(1 / 3).reshape(1, 1)).tolist() == [[np.float16(1 / 3)]]
 
 
 def test_a_read_only_input_gives_a_read_only_output_when_shared():
@@ -106,3 +158,33 @@ def test_a_64_mib_input_costs_no_copy():
     nbytes, growth = map(int, result.stdout.split())
     assert nbytes == 64 << 20
     assert growth < 4 << 20, f"peak RSS grew by {growth} bytes on a {nbytes}-byte input"
+
+
+def test_a_conversion_copies_the_input_once():
+    # A float64 array read through steps (a non-contiguous view of 128 MiB, 64 MiB of it taken)
+    # into an f32 input: one astype makes the 32 MiB the run reads. Making it contiguous first
+    # and converting second would cost 64 MiB more.
+    script = textwrap.dedent(f"""
+        import resource, struct, sys
+        import numpy as np
+        sys.path[:0] = {sys.path!r}
+        import irlite
+        from conftest import reduce_max_xml
+        model = irlite.load_from_memory(reduce_max_xml(), struct.pack("<q", 0))
+        session = model.session(threads=1)
+        session.run([np.zeros(16, np.float64)])
+        base = np.random.default_rng(0).random(16 << 20)
+        x = base[::2]
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        out = session.run([x])
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        assert out["m"] == x.astype(np.float32).max()
+        print(x.size * 4, (after - before) * 1024)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            cwd=str(MODELS.parent / "tests" / "python"))
+    assert result.returncode == 0, result.stderr
+    converted, growth = map(int, result.stdout.split())
+    assert converted == 32 << 20
+    assert converted // 2 < growth < converted * 3 // 2, \
+        f"peak RSS grew by {growth} bytes converting into {converted} bytes"
