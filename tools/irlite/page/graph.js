@@ -551,8 +551,12 @@
   const first = performance.now();
   fitView();
   if (k < 0.35 && size.width > 0) {
+    // Centred on the middle box of the top row: a wide graph's middle may be empty at its top.
+    let top = Infinity;
+    for (const b of boxes.values()) top = Math.min(top, b.y);
+    const row = [...boxes.values()].filter((b) => b.y === top).map((b) => b.x).sort((a, b) => a - b);
     k = 1;
-    tx = ((view.clientWidth || 800) - size.width) / 2;
+    tx = (view.clientWidth || 800) / 2 - row[Math.floor(row.length / 2)];
     ty = 10;
   }
   apply(true);
