@@ -202,7 +202,7 @@
       let label = null;
       if (shapes.length) {
         label = {x: (pts[0][0] + pts[1][0]) / 2 + 4, y: (pts[0][1] + pts[1][1]) / 2 + 4, text: clip(shapes.join(' '), 40)};
-        x1 = Math.max(x1, label.x + 7 * label.text.length);  // 10px monospace: ~6px a character
+        x1 = Math.max(x1, label.x + 7 * label.text.length);  // 10px monospace, ~6px a character, with room
       }
       edges.push({from, to, pts, label, bounds: [x0 - 8, y0 - 8, x1 + 8, y1 + 8]});
     }
@@ -294,7 +294,8 @@
     for (const n of found.edges) strokes.push('M' + edges[n].pts.map((p) => p[0].toFixed(0) + ',' + p[1].toFixed(0)).join('L'));
     const made = [svg('path', {class: 'lod-edges', d: strokes.join('')})];
     // The marked boxes last, on top.
-    for (const g of [...groups.values()].sort((a, b) => (a.cls.startsWith('lod match') || a.cls === 'lod selected') - (b.cls.startsWith('lod match') || b.cls === 'lod selected'))) {
+    const marked = (g) => g.cls === 'lod match' || g.cls === 'lod selected';
+    for (const g of [...groups.values()].sort((a, b) => marked(a) - marked(b))) {
       const p = svg('path', {class: g.cls, d: g.d.join('')});
       if (g.style) p.setAttribute('style', g.style);
       made.push(p);
