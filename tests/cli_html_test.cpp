@@ -55,8 +55,11 @@ window.addEventListener('error', (e) => window.__errors.push('error: ' + e.messa
 </script>
 )";
 
-// Run after the page's scripts: counts what is drawn, searches for QUERY and goes to the first
-// match, clicks the layer at INDEX, and writes what it saw as JSON in <pre id="selftest">.
+// Run after the page's scripts: counts what the first view put in the DOM; moves the view to
+// every layer the page laid out and reads its box, which must then be in the DOM and on screen,
+// and the edges drawn at its ends; searches for QUERY and goes to the first match; clicks the
+// layer at INDEX, then clicks it again at its place after "Fit to window"; and writes what it
+// saw as JSON in <pre id="selftest">.
 constexpr const char* kSelfTest = R"(<script>
 (function () {
   const out = {errors: window.__errors};
@@ -66,22 +69,65 @@ constexpr const char* kSelfTest = R"(<script>
     out.drawn = graph.drawn;
     out.draw_ms = graph.drawMs;
     out.timings = graph.timings;
-    const boxes = [...document.querySelectorAll('#graph g.layer')];
-    out.boxes = boxes.length;
-    out.titles = boxes.map((b) => b.querySelector('title').textContent);
-    out.box_text = boxes.map((b) => [...b.querySelectorAll('text')].map((t) => t.textContent).join('\n'));
-    out.edges = document.querySelectorAll('#graph path.edge').length;
+    out.laid_edges = graph.edges;
+    out.dom_boxes = document.querySelectorAll('#graph g.layer').length;
+    out.dom_edges = document.querySelectorAll('#graph path.edge').length;
+    const title = (b) => b.querySelector('title').textContent;
+    const view = document.getElementById('view').getBoundingClientRect();
+    const titles = [], texts = [], edges = new Set();
+    out.placed = 0;
+    out.not_shown = [];
+    for (let i = 0; i < graph.layers; ++i) {
+      if (!graph.position(i)) continue;
+      ++out.placed;
+      graph.show(i);
+      const found = document.querySelectorAll('#graph g.layer[data-index="' + i + '"]');
+      const r = found.length === 1 ? found[0].getBoundingClientRect() : null;
+      if (!r || r.right < view.left || r.left > view.right || r.bottom < view.top || r.top > view.bottom) {
+        out.not_shown.push(i);
+        continue;
+      }
+      titles.push(title(found[0]));
+      texts.push([...found[0].querySelectorAll('text')].map((t) => t.textContent).join('\n'));
+      for (const p of document.querySelectorAll('#graph path.edge[data-from="' + i + '"], #graph path.edge[data-to="' + i + '"]'))
+        edges.add(p.getAttribute('data-from') + '>' + p.getAttribute('data-to'));
+    }
+    out.boxes = titles.length;
+    out.titles = titles;
+    out.box_text = texts;
+    out.edges = edges.size;
     const search = document.getElementById('search');
     search.value = QUERY;
     search.dispatchEvent(new Event('input'));
-    out.matches = [...document.querySelectorAll('#graph g.layer.match')].map((b) => b.querySelector('title').textContent);
+    out.found_count = document.getElementById('found').textContent;
     search.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}));
+    out.matches = [...document.querySelectorAll('#graph g.layer.match')].map(title);
     out.found_text = document.getElementById('found').textContent;
     out.search_details = document.getElementById('details').textContent;
+    graph.show(INDEX);
     const box = document.querySelector('#graph g.layer[data-index="' + INDEX + '"] rect');
     box.dispatchEvent(new MouseEvent('click', {bubbles: true}));
     out.click_details = document.getElementById('details').textContent;
     out.selected = document.querySelectorAll('#graph g.layer.selected').length;
+    // Fit to window, then a click where the layer at INDEX is: selects it and shows it.
+    document.getElementById('search').value = '';
+    document.getElementById('details').replaceChildren();
+    document.getElementById('fit').click();
+    out.fit_overview = graph.overview();
+    out.fit_dom_boxes = document.querySelectorAll('#graph g.layer').length;
+    const place = graph.position(INDEX), ctm = document.getElementById('graph').getScreenCTM();
+    const px = ctm.a * place.x + ctm.e, py = ctm.d * place.y + ctm.f;
+    const under = document.elementFromPoint(px, py);
+    if (under) under.dispatchEvent(new MouseEvent('click', {bubbles: true, clientX: px, clientY: py}));
+    out.fit_click_details = document.getElementById('details').textContent;
+    out.fit_click_shown = document.querySelectorAll('#graph g.layer.selected[data-index="' + INDEX + '"]').length;
+    // Zoomed far out, a pixel holds several layers: the one selected, how far from the click.
+    const chosen = [...document.querySelectorAll('#graph g.layer.selected')];
+    out.fit_click_selected = chosen.length;
+    if (chosen.length) {
+      const at = graph.position(Number(chosen[0].getAttribute('data-index')));
+      out.fit_click_off_px = Math.hypot(at.x - place.x, at.y - place.y) * ctm.a;
+    }
     out.scripts = document.scripts.length;
     out.images = document.images.length;
     out.iframes = document.querySelectorAll('iframe, object, embed').length;
@@ -182,12 +228,15 @@ std::size_t index_of(const Json& doc, const std::string& name) {
   return 0;
 }
 
-// Every layer drawn once, with its type-version and name, and every other layer (a Const) named
-// in its readers' boxes.
+// Every layer the page draws has a place, and its box is in the DOM and on screen, once, when
+// the view moves to it, with its type-version and name; every other layer (a Const) is named in
+// its readers' boxes.
 void check_every_layer_drawn(const Json& doc, const Json& seen) {
   const std::vector<Json> drawn = drawn_layers(doc);
-  CHECK(seen["boxes"] == drawn.size());
   CHECK(seen["drawn"] == drawn.size());
+  CHECK(seen["placed"] == drawn.size());
+  CHECK(seen["not_shown"].empty());
+  CHECK(seen["boxes"] == drawn.size());
   CHECK(seen["layers"] == doc["layers"].size());
   std::multiset<std::string> titles;
   for (const Json& t : seen["titles"]) titles.insert(t.get<std::string>());
@@ -281,8 +330,12 @@ TEST_CASE("inspect --html draws models/pipeline.xml: every layer, search, click,
   CHECK(r.console.empty());
   CHECK(r.seen["errors"].empty());
   check_every_layer_drawn(doc, r.seen);
+  // A small graph is all in the DOM from the start.
+  CHECK(r.seen["dom_boxes"] == r.seen["drawn"]);
   // Edges between drawn layers: indices -> bags -> bag_max, group_max; bag_max -> top_bags;
   // three Results.
+  CHECK(r.seen["laid_edges"] == 7);
+  CHECK(r.seen["dom_edges"] == 7);
   CHECK(r.seen["edges"] == 7);
   REQUIRE(r.seen["matches"].size() == 1);
   CHECK(r.seen["matches"][0] == "TopK-11 top_bags");
@@ -297,6 +350,9 @@ TEST_CASE("inspect --html draws models/pipeline.xml: every layer, search, click,
       CHECK(contains(details, fmt::format("Const {} axes", l["id"].get<int>())));
   CHECK(contains(details, "f32 [4]"));
   CHECK(r.seen["selected"] == 1);
+  CHECK_FALSE(r.seen["fit_overview"].get<bool>());
+  CHECK(contains(r.seen["fit_click_details"].get<std::string>(), "ReduceMax-1"));
+  CHECK(r.seen["fit_click_shown"] == 1);
   CHECK(r.seen["title"] == "irlite: pipeline");
 }
 
@@ -399,15 +455,27 @@ TEST_CASE("inspect --html on a 5000-layer model: built, drawn and searched in se
   CHECK(r.console.empty());
   CHECK(r.seen["errors"].empty());
   check_every_layer_drawn(doc, r.seen);
+  CHECK(r.seen["laid_edges"] == 5001);
   CHECK(r.seen["edges"] == 5001);
+  // Only the boxes in and near the first view are in the DOM.
+  CHECK(r.seen["dom_boxes"] > 0);
+  CHECK(r.seen["dom_boxes"] < 200);
+  CHECK(r.seen["found_count"] == "1 found");
   REQUIRE(r.seen["matches"].size() == 1);
   CHECK(r.seen["matches"][0] == "Sigmoid-1 Sigmoid617");
+  CHECK(contains(r.seen["search_details"].get<std::string>(), "Sigmoid617"));
   CHECK(contains(r.seen["click_details"].get<std::string>(), "add300"));
+  // The whole graph fitted: bare boxes, one of which a click selects and zooms in on.
+  CHECK(r.seen["fit_overview"].get<bool>());
+  CHECK(r.seen["fit_dom_boxes"] == 0);
+  CHECK(r.seen["fit_click_selected"] == 1);
+  CHECK(r.seen["fit_click_off_px"].get<double>() <= 2);
   MESSAGE(
       fmt::format("5002 layers: page built in {:.0f} ms (irlite inspect --html), drawn in "
-                  "{:.0f} ms (in the page, parse to laid-out SVG; parts: {}), Chromium run "
-                  "{:.0f} ms",
-                  build_ms, r.seen["draw_ms"].get<double>(), r.seen["timings"].dump(), r.wall_ms));
+                  "{:.0f} ms (in the page, parse to the first view's SVG, {} boxes in the DOM; "
+                  "parts: {}), Chromium run {:.0f} ms (with the self-test)",
+                  build_ms, r.seen["draw_ms"].get<double>(), r.seen["dom_boxes"].get<int>(),
+                  r.seen["timings"].dump(), r.wall_ms));
 }
 
 TEST_CASE("bench --profile --html colours the layers by their time and lists them") {

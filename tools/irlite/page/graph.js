@@ -145,14 +145,17 @@
     }
     return {id: String(i), parentIds: [...parents]};
   });
-  const graphLayer = document.getElementById('graph');
-  const edgeLayer = svg('g', {class: 'edges'});
-  const nodeLayer = svg('g', {class: 'nodes'});
-  graphLayer.append(edgeLayer, nodeLayer);
+  timings.prepare = performance.now() - started - timings.parse;
+
+  // Where everything lies, in the graph's coordinates: each laid-out layer's box (its centre and
+  // height) by layer index, and each edge (its points, the shapes it carries, its bounds).
   const boxes = new Map();
+  const edges = [];
   let size = {width: 0, height: 0};
   if (data.length) {
+    let before = performance.now();
     const dag = d3.graphStratify()(data);
+    timings.stratify = performance.now() - before;
     // Two-layer crossing reduction is the better picture; on thousands of layers the depth-first
     // order keeps the layout within a second.
     const decross = data.length > 1500 ? d3.decrossDfs() : d3.decrossTwoLayer();
@@ -162,29 +165,28 @@
                        .coord(d3.coordGreedy())
                        .nodeSize((node) => [WIDTH, lines.get(Number(node.data.id)).length * LINE + 2 * PAD])
                        .gap([22, 34]);
-    const before = performance.now();
+    before = performance.now();
     size = layout(dag);
     timings.layout = performance.now() - before;
 
-    const heightOf = (node) => lines.get(Number(node.data.id)).length * LINE + 2 * PAD;
-    // Moves pts[end], the centre of `node`, to where the segment towards pts[other] leaves
-    // its box.
-    function border(pts, end, other, node) {
-      if (other < 0 || other >= pts.length) return;
-      const dx = pts[other][0] - node.x, dy = pts[other][1] - node.y;
-      const t = Math.min(dx ? WIDTH / 2 / Math.abs(dx) : Infinity,
-                         dy ? heightOf(node) / 2 / Math.abs(dy) : Infinity);
-      if (t < 1) pts[end] = [node.x + dx * t, node.y + dy * t];
+    before = performance.now();
+    for (const node of dag.nodes()) {
+      const i = Number(node.data.id);
+      boxes.set(i, {x: node.x, y: node.y, h: lines.get(i).length * LINE + 2 * PAD});
     }
-    const edges = document.createDocumentFragment();
+    // Moves pts[end], the centre of box `b`, to where the segment towards pts[other] leaves it.
+    function border(pts, end, other, b) {
+      if (other < 0 || other >= pts.length) return;
+      const dx = pts[other][0] - b.x, dy = pts[other][1] - b.y;
+      const t = Math.min(dx ? WIDTH / 2 / Math.abs(dx) : Infinity, dy ? b.h / 2 / Math.abs(dy) : Infinity);
+      if (t < 1) pts[end] = [b.x + dx * t, b.y + dy * t];
+    }
     for (const link of dag.links()) {
       const from = Number(link.source.data.id), to = Number(link.target.data.id);
       // The ends cut back to the boxes' borders, so that the arrowhead shows.
       const pts = link.points.map((p) => [p[0], p[1]]);
-      border(pts, 0, 1, link.source);
-      border(pts, pts.length - 1, pts.length - 2, link.target);
-      edges.append(svg('path', {d: 'M' + pts.map((p) => p[0].toFixed(1) + ',' + p[1].toFixed(1)).join('L'),
-                                class: 'edge', 'marker-end': 'url(#arrow)'}));
+      border(pts, 0, 1, boxes.get(from));
+      border(pts, pts.length - 1, pts.length - 2, boxes.get(to));
       // The shape of the output read, beside the edge's first stretch.
       const shapes = [];
       for (const input of layers[to].inputs) {
@@ -192,45 +194,176 @@
         const o = outputOf(from, input.from_port);
         if (o && !shapes.includes(o.shape)) shapes.push(o.shape);
       }
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (const [x, y] of pts) {
+        x0 = Math.min(x0, x); x1 = Math.max(x1, x);
+        y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      }
+      let label = null;
       if (shapes.length) {
-        const [x0, y0] = pts[0], [x1, y1] = pts[1];
-        edges.append(svg('text', {x: ((x0 + x1) / 2 + 4).toFixed(1), y: ((y0 + y1) / 2 + 4).toFixed(1),
-                                  class: 'shape'}, clip(shapes.join(' '), 40)));
+        label = {x: (pts[0][0] + pts[1][0]) / 2 + 4, y: (pts[0][1] + pts[1][1]) / 2 + 4, text: clip(shapes.join(' '), 40)};
+        x1 = Math.max(x1, label.x + 7 * label.text.length);  // 10px monospace, ~6px a character, with room
       }
+      edges.push({from, to, pts, label, bounds: [x0 - 8, y0 - 8, x1 + 8, y1 + 8]});
     }
-    edgeLayer.append(edges);
-
-    const nodes = document.createDocumentFragment();
-    for (const node of dag.nodes()) {
-      const i = Number(node.data.id);
-      const ls = lines.get(i);
-      const h = ls.length * LINE + 2 * PAD;
-      const g = svg('g', {class: 'layer ' + status(i).join(' '), 'data-index': i,
-                          transform: 'translate(' + (node.x - WIDTH / 2).toFixed(1) + ',' + (node.y - h / 2).toFixed(1) + ')'});
-      const rect = svg('rect', {width: WIDTH, height: h, rx: 4});
-      if (timing.has(i) && maxShare > 0) {
-        const heat = timing.get(i).share / maxShare;
-        rect.setAttribute('style', 'fill: hsl(' + (50 - 50 * heat).toFixed(0) + ', 95%, ' + (92 - 30 * heat).toFixed(0) + '%)');
-      }
-      g.append(rect);
-      ls.forEach((line, k) => g.append(svg('text', {x: PAD, y: PAD + LINE * (k + 1) - 4, class: line.cls}, line.text)));
-      g.append(svg('title', null, visible(typeOf(layers[i]) + ' ' + layers[i].name)));
-      nodes.append(g);
-      boxes.set(i, {g, x: node.x, y: node.y, h});
-    }
-    nodeLayer.append(nodes);
+    timings.geometry = performance.now() - before;
   }
 
-  // Zoom and pan: one transform on the graph's group.
+  // Only what lies in or near the window is in the DOM: the boxes and edges whose bounds meet
+  // the view grown by half its size on each side, found through bands of the graph's height.
+  // When that is more than DETAIL_LIMIT boxes (zoomed far out), the boxes are drawn as bare
+  // rectangles and the edges as lines, a few paths in all, and a click zooms in on a box.
+  const BAND = 400, DETAIL_LIMIT = 1000;
+  const boxBands = [], edgeBands = [];
+  function addToBands(bands, y0, y1, item) {
+    for (let b = Math.max(0, Math.floor(y0 / BAND)), last = Math.floor(y1 / BAND); b <= last; ++b)
+      (bands[b] || (bands[b] = [])).push(item);
+  }
+  for (const [i, b] of boxes) addToBands(boxBands, b.y - b.h / 2, b.y + b.h / 2, i);
+  edges.forEach((e, n) => addToBands(edgeBands, e.bounds[1], e.bounds[3], n));
+
+  const graphLayer = document.getElementById('graph');
+  const overviewLayer = svg('g', {class: 'overview'});
+  const edgeLayer = svg('g', {class: 'edges'});
+  const nodeLayer = svg('g', {class: 'nodes'});
+  graphLayer.append(overviewLayer, edgeLayer, nodeLayer);
+  const shownBoxes = new Map();  // layer index -> its <g class="layer">
+  const shownEdges = new Map();  // edge number -> its path and shape label
+  let overview = false;
+  let selected = null;
+  let matchSet = new Set();
+
+  function heatStyle(i) {
+    if (!timing.has(i) || maxShare <= 0) return null;
+    const heat = timing.get(i).share / maxShare;
+    return 'fill: hsl(' + (50 - 50 * heat).toFixed(0) + ', 95%, ' + (92 - 30 * heat).toFixed(0) + '%)';
+  }
+  function boxElement(i) {
+    const b = boxes.get(i);
+    const ls = lines.get(i);
+    const cls = ['layer', ...status(i)];
+    if (matchSet.has(i)) cls.push('match');
+    if (selected === i) cls.push('selected');
+    const g = svg('g', {class: cls.join(' '), 'data-index': i,
+                        transform: 'translate(' + (b.x - WIDTH / 2).toFixed(1) + ',' + (b.y - b.h / 2).toFixed(1) + ')'});
+    const rect = svg('rect', {width: WIDTH, height: b.h, rx: 4});
+    const heat = heatStyle(i);
+    if (heat) rect.setAttribute('style', heat);
+    g.append(rect);
+    ls.forEach((line, n) => g.append(svg('text', {x: PAD, y: PAD + LINE * (n + 1) - 4, class: line.cls}, line.text)));
+    g.append(svg('title', null, visible(typeOf(layers[i]) + ' ' + layers[i].name)));
+    return g;
+  }
+  function edgeElements(n) {
+    const e = edges[n];
+    const made = [svg('path', {d: 'M' + e.pts.map((p) => p[0].toFixed(1) + ',' + p[1].toFixed(1)).join('L'),
+                               class: 'edge', 'marker-end': 'url(#arrow)', 'data-from': e.from, 'data-to': e.to})];
+    if (e.label) made.push(svg('text', {x: e.label.x.toFixed(1), y: e.label.y.toFixed(1), class: 'shape'}, e.label.text));
+    return made;
+  }
+  // The boxes and edges whose bounds meet the rectangle [x0, y0, x1, y1].
+  function within(x0, y0, x1, y1) {
+    const found = {boxes: new Set(), edges: new Set()};
+    const first = Math.max(0, Math.floor(y0 / BAND));
+    for (let b = first, last = Math.floor(y1 / BAND); b <= last && b < boxBands.length; ++b)
+      for (const i of boxBands[b] || []) {
+        const q = boxes.get(i);
+        if (q.x + WIDTH / 2 >= x0 && q.x - WIDTH / 2 <= x1 && q.y + q.h / 2 >= y0 && q.y - q.h / 2 <= y1) found.boxes.add(i);
+      }
+    for (let b = first, last = Math.floor(y1 / BAND); b <= last && b < edgeBands.length; ++b)
+      for (const n of edgeBands[b] || []) {
+        const r = edges[n].bounds;
+        if (r[2] >= x0 && r[0] <= x1 && r[3] >= y0 && r[1] <= y1) found.edges.add(n);
+      }
+    return found;
+  }
+  function drawOverview(found) {
+    const groups = new Map();  // class and fill -> the rectangles' path
+    for (const i of found.boxes) {
+      const b = boxes.get(i);
+      const keys = [['lod ' + status(i).join(' '), heatStyle(i)]];
+      if (matchSet.has(i)) keys.push(['lod match', null]);
+      if (selected === i) keys.push(['lod selected', null]);
+      for (const [cls, style] of keys) {
+        const key = cls + '|' + style;
+        if (!groups.has(key)) groups.set(key, {cls, style, d: []});
+        groups.get(key).d.push('M' + (b.x - WIDTH / 2).toFixed(0) + ',' + (b.y - b.h / 2).toFixed(0) + 'h' + WIDTH + 'v' + b.h.toFixed(0) + 'h-' + WIDTH + 'z');
+      }
+    }
+    const strokes = [];
+    for (const n of found.edges) strokes.push('M' + edges[n].pts.map((p) => p[0].toFixed(0) + ',' + p[1].toFixed(0)).join('L'));
+    const made = [svg('path', {class: 'lod-edges', d: strokes.join('')})];
+    // The marked boxes last, on top.
+    const marked = (g) => g.cls === 'lod match' || g.cls === 'lod selected';
+    for (const g of [...groups.values()].sort((a, b) => marked(a) - marked(b))) {
+      const p = svg('path', {class: g.cls, d: g.d.join('')});
+      if (g.style) p.setAttribute('style', g.style);
+      made.push(p);
+    }
+    overviewLayer.replaceChildren(...made);
+  }
+  // Puts in the DOM what the view shows, and takes out what it no longer shows.
+  function render() {
+    renderPending = false;
+    const w = view.clientWidth || 800, h = view.clientHeight || 600;
+    const found = within((-tx - w / 2) / k, (-ty - h / 2) / k, (1.5 * w - tx) / k, (1.5 * h - ty) / k);
+    if (found.boxes.size > DETAIL_LIMIT) {
+      for (const g of shownBoxes.values()) g.remove();
+      for (const made of shownEdges.values()) for (const e of made) e.remove();
+      shownBoxes.clear();
+      shownEdges.clear();
+      overview = true;
+      drawOverview(found);
+      return;
+    }
+    if (overview) overviewLayer.replaceChildren();
+    overview = false;
+    for (const [i, g] of shownBoxes)
+      if (!found.boxes.has(i)) { g.remove(); shownBoxes.delete(i); }
+    for (const [n, made] of shownEdges)
+      if (!found.edges.has(n)) { for (const e of made) e.remove(); shownEdges.delete(n); }
+    const newBoxes = document.createDocumentFragment(), newEdges = document.createDocumentFragment();
+    for (const i of found.boxes) {
+      if (shownBoxes.has(i)) continue;
+      const g = boxElement(i);
+      shownBoxes.set(i, g);
+      newBoxes.append(g);
+    }
+    for (const n of found.edges) {
+      if (shownEdges.has(n)) continue;
+      const made = edgeElements(n);
+      shownEdges.set(n, made);
+      newEdges.append(...made);
+    }
+    nodeLayer.append(newBoxes);
+    edgeLayer.append(newEdges);
+  }
+  // The class of the boxes that are in the DOM, and the overview's marks, after a change.
+  function mark(i, cls, on) {
+    if (shownBoxes.has(i)) shownBoxes.get(i).classList.toggle(cls, on);
+  }
+
+  // Zoom and pan: one transform on the graph's group; what is drawn follows at the next frame.
   const view = document.getElementById('view');
   let k = 1, tx = 0, ty = 0;
-  function apply() { graphLayer.setAttribute('transform', 'translate(' + tx + ',' + ty + ') scale(' + k + ')'); }
-  function fit() {
+  let renderPending = false;
+  function apply(now) {
+    graphLayer.setAttribute('transform', 'translate(' + tx + ',' + ty + ') scale(' + k + ')');
+    if (now) render();
+    else if (!renderPending) {
+      renderPending = true;
+      requestAnimationFrame(() => { if (renderPending) render(); });
+    }
+  }
+  function fitView() {
     const w = view.clientWidth || 800, h = view.clientHeight || 600;
     k = Math.min(1.2, (w - 20) / Math.max(size.width, 1), (h - 20) / Math.max(size.height, 1));
     tx = (w - size.width * k) / 2;
     ty = (h - size.height * k) / 2;
-    apply();
+  }
+  function fit() {
+    fitView();
+    apply(true);
   }
   function centerOn(i) {
     const b = boxes.get(i);
@@ -238,7 +371,7 @@
     if (k < 0.6) k = 1;
     tx = (view.clientWidth || 800) / 2 - b.x * k;
     ty = (view.clientHeight || 600) / 2 - b.y * k;
-    apply();
+    apply(true);
   }
   view.addEventListener('wheel', (e) => {
     e.preventDefault();
@@ -263,11 +396,11 @@
     apply();
   });
   window.addEventListener('pointerup', () => { setTimeout(() => { drag = null; }, 0); });
+  window.addEventListener('resize', () => apply());
   document.getElementById('fit').addEventListener('click', fit);
 
   // The details of a layer: every attribute, input, output, note and time.
   const details = document.getElementById('details');
-  let selected = null;
   function table(rows, head) {
     const t = el('table');
     if (head) {
@@ -284,9 +417,10 @@
   }
   function layerName(i) { return layers[i].id + ' ' + visible(layers[i].name); }
   function select(i) {
-    if (selected !== null && boxes.has(selected)) boxes.get(selected).g.classList.remove('selected');
+    if (selected !== null) mark(selected, 'selected', false);
     selected = i;
-    if (boxes.has(i)) boxes.get(i).g.classList.add('selected');
+    mark(i, 'selected', true);
+    if (overview) render();
     const l = layers[i];
     details.replaceChildren();
     details.append(el('h2', null, typeOf(l)), el('p', {class: 'name'}, visible(l.name)));
@@ -326,10 +460,28 @@
     const readBy = readers[i].map((r) => layerName(r));
     if (readBy.length) details.append(el('h3', null, 'read by'), el('p', null, readBy.join(', ')));
   }
-  nodeLayer.addEventListener('click', (e) => {
+  graphLayer.addEventListener('click', (e) => {
     if (drag && drag.moved) return;
     const g = e.target.closest('g.layer');
-    if (g) select(Number(g.getAttribute('data-index')));
+    if (g) {
+      select(Number(g.getAttribute('data-index')));
+      return;
+    }
+    if (!overviewLayer.contains(e.target)) return;
+    // Zoomed out: the box under the pointer, selected and shown at full size.
+    const r = view.getBoundingClientRect();
+    const x = (e.clientX - r.left - tx) / k, y = (e.clientY - r.top - ty) / k;
+    const slack = 3 / k;
+    const near = within(x - slack, y - slack, x + slack, y + slack).boxes;
+    if (!near.size) return;
+    let best = null, bestDistance = Infinity;
+    for (const i of near) {
+      const b = boxes.get(i);
+      const distance = Math.hypot(b.x - x, b.y - y);
+      if (distance < bestDistance) { best = i; bestDistance = distance; }
+    }
+    centerOn(best);
+    select(best);
   });
 
   // Search by name or type: every match marked, Enter goes to the next.
@@ -337,7 +489,7 @@
   const found = document.getElementById('found');
   let matches = [], current = -1;
   function find(query) {
-    for (const i of matches) if (boxes.has(i)) boxes.get(i).g.classList.remove('match');
+    for (const i of matches) mark(i, 'match', false);
     matches = [];
     current = -1;
     const q = query.trim().toLowerCase();
@@ -350,8 +502,10 @@
         else hit.add(i);
       });
       matches = [...hit].filter((i) => boxes.has(i)).sort((a, b) => a - b);
-      for (const i of matches) boxes.get(i).g.classList.add('match');
+      for (const i of matches) mark(i, 'match', true);
     }
+    matchSet = new Set(matches);
+    if (overview) render();
     found.textContent = q ? matches.length + ' found' : '';
     return matches.length;
   }
@@ -395,18 +549,33 @@
   }
 
   // The first view: the whole graph when it is legible so, else its top at full size.
-  fit();
+  const first = performance.now();
+  fitView();
   if (k < 0.35 && size.width > 0) {
+    // Centred on the middle box of the top row: a wide graph's middle may be empty at its top.
+    let top = Infinity;
+    for (const b of boxes.values()) top = Math.min(top, b.y);
+    const row = [...boxes.values()].filter((b) => b.y === top).map((b) => b.x).sort((a, b) => a - b);
     k = 1;
-    tx = ((view.clientWidth || 800) - size.width) / 2;
+    tx = (view.clientWidth || 800) / 2 - row[Math.floor(row.length / 2)];
     ty = 10;
-    apply();
   }
+  apply(true);
+  timings.draw = performance.now() - first;
   const styled = performance.now();
   view.getBoundingClientRect();  // style and layout, counted in the drawing time
   timings.style = performance.now() - styled;
   const drawMs = performance.now() - started;
   document.body.setAttribute('data-draw-ms', drawMs.toFixed(1));
   document.body.setAttribute('data-since-start-ms', performance.now().toFixed(1));
-  window.irliteGraph = {layers: layers.length, drawn: drawn.length, drawMs, timings, select, find, next, fit};
+  // For tests and the console: `drawn` counts the layers laid out as boxes, each with a place
+  // (position(i)); `inDom()` the boxes in the DOM now, those in or near the view; show(i) moves
+  // the view to layer i and tells whether its box is then in the DOM.
+  window.irliteGraph = {
+    layers: layers.length, drawn: boxes.size, edges: edges.length, drawMs, timings, select, find, next, fit,
+    position: (i) => (boxes.has(i) ? {x: boxes.get(i).x, y: boxes.get(i).y, width: WIDTH, height: boxes.get(i).h} : null),
+    show: (i) => { centerOn(i); return shownBoxes.has(i); },
+    inDom: () => shownBoxes.size,
+    overview: () => overview,
+  };
 })();
