@@ -223,11 +223,10 @@ void apply_epilogue(const GemmEpilogue& e, float* c, std::int64_t ldc, std::int6
     }
     if (e.activation == GemmEpilogue::Activation::relu)
       for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
-    if (e.steps_per_row)
-      apply_steps(e.steps, i0 + r, row, cols);
-    else
+    if (!e.steps_per_row)
       for (const EpilogueStep& step : e.steps) column_step(step, j0, row, cols);
   }
+  if (e.steps_per_row) apply_row_steps(e.steps, i0, c, ldc, rows, cols);
 }
 
 /// Where B comes from: packed panels, or a float matrix read in place with row stride n.
@@ -439,55 +438,66 @@ const Kernel& kernel(GemmIsa isa) {
 
 namespace {
 
+/// Runs `steps` on `rows` rows of `count` elements (row stride ld), row r's elements all of
+/// column (channel) column + r: a step at a time over the whole block, so that a short row (a
+/// GEMM tile's) costs no dispatch of its own.
 IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int64_t column,
-                                   float* x, std::int64_t count) {
+                                   float* x, std::int64_t ld, std::int64_t rows,
+                                   std::int64_t count) {
   using V = simd::vec<float>;
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
   const V zero{};
-  for (const EpilogueStep& step : steps) {
-    const float v = step.kind == EpilogueStep::Kind::relu ? 0.0f : step.values[column];
-    const V vv = simd::broadcast(v);
-    std::int64_t i = 0;
-    switch (step.kind) {
-      case EpilogueStep::Kind::add:
-        for (; i + L <= count; i += L) simd::store(x + i, simd::load(x + i) + vv);
-        for (; i < count; ++i) x[i] = x[i] + v;
-        break;
-      case EpilogueStep::Kind::multiply:
-        for (; i + L <= count; i += L) simd::store(x + i, simd::load(x + i) * vv);
-        for (; i < count; ++i) x[i] = x[i] * v;
-        break;
-      case EpilogueStep::Kind::relu:
-        for (; i + L <= count; i += L) {
-          const V a = simd::load(x + i);
-          simd::store(x + i, a > zero ? a : zero);
+  for (const EpilogueStep& step : steps)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float* const row = x + r * ld;
+      const float v = step.kind == EpilogueStep::Kind::relu ? 0.0f : step.values[column + r];
+      const V vv = simd::broadcast(v);
+      std::int64_t i = 0;
+      switch (step.kind) {
+        case EpilogueStep::Kind::add:
+          for (; i + L <= count; i += L) simd::store(row + i, simd::load(row + i) + vv);
+          for (; i < count; ++i) row[i] = row[i] + v;
+          break;
+        case EpilogueStep::Kind::multiply:
+          for (; i + L <= count; i += L) simd::store(row + i, simd::load(row + i) * vv);
+          for (; i < count; ++i) row[i] = row[i] * v;
+          break;
+        case EpilogueStep::Kind::relu:
+          for (; i + L <= count; i += L) {
+            const V a = simd::load(row + i);
+            simd::store(row + i, a > zero ? a : zero);
+          }
+          for (; i < count; ++i) row[i] = row[i] > 0.0f ? row[i] : 0.0f;
+          break;
+        case EpilogueStep::Kind::prelu:
+          for (; i + L <= count; i += L) {
+            const V a = simd::load(row + i);
+            simd::store(row + i, a < zero ? a * vv : a);
+          }
+          for (; i < count; ++i) row[i] = row[i] < 0.0f ? row[i] * v : row[i];
+          break;
+        case EpilogueStep::Kind::fake_quantize: {
+          const float* limits = step.values + column + r;
+          const auto q =
+              QuantizeLimits<float>::make(limits[0], limits[step.stride], limits[2 * step.stride],
+                                          limits[3 * step.stride], step.steps);
+          for (; i < count; ++i) row[i] = quantize_value(row[i], q);
+          break;
         }
-        for (; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
-        break;
-      case EpilogueStep::Kind::prelu:
-        for (; i + L <= count; i += L) {
-          const V a = simd::load(x + i);
-          simd::store(x + i, a < zero ? a * vv : a);
-        }
-        for (; i < count; ++i) x[i] = x[i] < 0.0f ? x[i] * v : x[i];
-        break;
-      case EpilogueStep::Kind::fake_quantize: {
-        const float* limits = step.values + column;
-        const auto q =
-            QuantizeLimits<float>::make(limits[0], limits[step.stride], limits[2 * step.stride],
-                                        limits[3 * step.stride], step.steps);
-        for (; i < count; ++i) x[i] = quantize_value(x[i], q);
-        break;
       }
     }
-  }
 }
 
 }  // namespace
 
 void apply_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
                  std::int64_t count) {
-  run_steps(steps, column, x, count);
+  run_steps(steps, column, x, count, 1, count);
+}
+
+void apply_row_steps(std::span<const EpilogueStep> steps, std::int64_t row, float* c,
+                     std::int64_t ldc, std::int64_t rows, std::int64_t cols) {
+  run_steps(steps, row, c, ldc, rows, cols);
 }
 
 bool gemm_isa_supported(GemmIsa isa) {

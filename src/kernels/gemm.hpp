@@ -54,6 +54,11 @@ struct EpilogueStep {
 void apply_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
                  std::int64_t count);
 
+/// Runs `steps` in order on `rows` rows of `cols` elements at c (row stride ldc), row r's
+/// elements all of column (channel) row + r.
+void apply_row_steps(std::span<const EpilogueStep> steps, std::int64_t row, float* c,
+                     std::int64_t ldc, std::int64_t rows, std::int64_t cols);
+
 /// What is done to each element of C once its sum is complete: a bias added (per column, as a
 /// fully connected layer's, or per row, as a convolution's in the transposed layout), then an
 /// activation, then the steps. The default does nothing.
