@@ -433,16 +433,15 @@ const Kernel& kernel(GemmIsa isa) {
 namespace {
 
 /// Runs `steps` on `rows` rows of `count` elements (row stride ld), row r's elements all of
-/// column (channel) column + r: a step at a time over the whole block, so that a short row (a
-/// GEMM tile's) costs no dispatch of its own.
+/// column (channel) column + r: every step on a row while it is in L1, then the next row.
 IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int64_t column,
                                    float* x, std::int64_t ld, std::int64_t rows,
                                    std::int64_t count) {
   using V = simd::vec<float>;
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
   const V zero{};
-  for (const EpilogueStep& step : steps)
-    for (std::int64_t r = 0; r < rows; ++r) {
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (const EpilogueStep& step : steps) {
       float* const row = x + r * ld;
       const float v = step.kind == EpilogueStep::Kind::relu ? 0.0f : step.values[column + r];
       const V vv = simd::broadcast(v);
