@@ -445,7 +445,9 @@ ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& g) {
     const std::int64_t count = g.groups * g.kernel_size();
     w.depthwise = std::shared_ptr<float[]>(new float[static_cast<std::size_t>(count)]);
     convert_filters(filters, count, w.depthwise.get());
-  } else if constexpr (!filters_first<T>) {
+  } else if constexpr (filters_first<T>) {
+    w.filters = PackedA(filters, g.groups, g.out_channels, g.patch());
+  } else {
     w.packed = PackedB(filters, g.groups, g.patch(), g.out_channels, /*transposed=*/true);
   }
   return w;
@@ -470,6 +472,9 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
     return;
   }
   if constexpr (filters_first<T>) {
+    // Filters packed at load serve when made for the kernel this run takes.
+    const bool packed_filters =
+        weights && !weights->filters.empty() && weights->filters.isa() == gemm_isa();
     // y[C_OUT, pixels] = W[C_OUT, patch] x X[patch, pixels]: X is read in place, y written
     // directly, and the steps run on each channel's row.
     for_each_block(par, g, x, y, b, steps,
@@ -481,6 +486,7 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
                      args.n = pixels;
                      args.k = g.patch();
                      args.a = filters + group * g.out_channels * g.patch();
+                     if (packed_filters) args.a_packed = weights->filters.matrix(group);
                      args.c = out;
                      args.ldc = g.out_size();
                      args.scratch = &gemm_scratch;

@@ -56,7 +56,8 @@ struct ConvGeometry {
 /// The filters made ready for the kernel: for the GEMM, packed as its B (one matrix per group,
 /// k = in_channels x kernel positions, n = out_channels); for the depthwise loop, as floats.
 struct ConvWeights {
-  PackedB packed;
+  PackedB packed;   ///< f16 and bf16: the filters as the GEMM's B
+  PackedA filters;  ///< f32: the filters as the GEMM's A
   std::shared_ptr<float[]> depthwise;
 };
 

@@ -285,6 +285,7 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
   const std::int64_t m = args.m, n = args.n, k = args.k;
   const std::int64_t mr = kr.mr, nr = kr.nr;
   const Grid g = make_grid(m, n, kr, par.threads());
+  const std::int64_t slivers = (m + mr - 1) / mr;
   const std::int64_t per_matrix = g.row_blocks * g.col_blocks;
   const std::int64_t tasks = args.batches * per_matrix;
   const std::int64_t block_rows = g.slivers_per_block * mr;
@@ -354,9 +355,14 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                     for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
                       const std::int64_t kc = std::min(kKc, k - p0);
                       const bool accumulate = p0 > 0;
-                      for (std::int64_t s = 0; s * mr < rows; ++s)
-                        pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr),
-                               p0, kc, mr, ap + s * mr * kc);
+                      // A packed beforehand holds this k block's slivers from i0 on at
+                      // p0 * (m rounded up to slivers) + i0 * kc (i0 is a whole sliver).
+                      const float* const a_block =
+                          args.a_packed ? args.a_packed + p0 * slivers * mr + i0 * kc : ap;
+                      if (!args.a_packed)
+                        for (std::int64_t s = 0; s * mr < rows; ++s)
+                          pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr),
+                                 p0, kc, mr, ap + s * mr * kc);
                       // A raw B read by several slivers: the block's panels copied once, so
                       // that the slivers read them from consecutive lines (B's rows may be far
                       // apart); read by one sliver, B's rows are read once, where they are.
@@ -384,7 +390,7 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                         for (std::int64_t s = 0; s * mr < rows; ++s) {
                           const std::int64_t tr = std::min(mr, rows - s * mr);
                           float* ct = cp + s * mr * ldc;
-                          const float* as = ap + s * mr * kc;
+                          const float* as = a_block + s * mr * kc;
                           if (pc == nr) {
                             kr.tile(tr, kc, as, bp, b_stride, ct, ldc, accumulate);
                           } else {
@@ -491,6 +497,24 @@ void apply_steps(std::span<const EpilogueStep> steps, std::int64_t column, float
 void apply_row_steps(std::span<const EpilogueStep> steps, std::int64_t row, float* c,
                      std::int64_t ldc, std::int64_t rows, std::int64_t cols) {
   run_steps(steps, row, c, ldc, rows, cols);
+}
+
+PackedA::PackedA(const float* a, std::int64_t count, std::int64_t m, std::int64_t k, GemmIsa isa)
+    : isa_(isa) {
+  const std::int64_t mr = gemm_detail::kernel(isa).mr;
+  const std::int64_t padded = (m + mr - 1) / mr * mr;
+  floats_per_matrix_ = padded * k;
+  // Value-initialised: the last sliver's rows past m are zero.
+  data_ = std::shared_ptr<float[]>(new float[static_cast<std::size_t>(count * padded * k)]());
+  for (std::int64_t i = 0; i < count; ++i) {
+    float* const out = data_.get() + i * floats_per_matrix_;
+    for (std::int64_t p0 = 0; p0 < k; p0 += gemm_detail::kKc) {
+      const std::int64_t kc = std::min(gemm_detail::kKc, k - p0);
+      for (std::int64_t r0 = 0; r0 < m; r0 += mr)
+        gemm_detail::pack_a(a + i * m * k, k, false, r0, std::min(mr, m - r0), p0, kc, mr,
+                            out + p0 * padded + r0 * kc);
+    }
+  }
 }
 
 bool gemm_isa_supported(GemmIsa isa) {

@@ -118,6 +118,26 @@ class PackedB {
   GemmIsa isa_ = GemmIsa::generic;
 };
 
+/// A (a batch of `count` matrices, each m x k row-major floats) packed once in the slivers that
+/// isa's kernel reads: per matrix, per block of k (the GEMM's k blocking), the slivers of mr
+/// rows one after another (zero past m). A GEMM given it (GemmArgs::a_packed) packs no A.
+class PackedA {
+ public:
+  PackedA() = default;
+  PackedA(const float* a, std::int64_t count, std::int64_t m, std::int64_t k,
+          GemmIsa isa = gemm_isa());
+
+  bool empty() const { return data_ == nullptr; }
+  GemmIsa isa() const { return isa_; }
+  /// Matrix `i`'s slivers, for GemmArgs::a_packed.
+  const float* matrix(std::int64_t i) const { return data_.get() + i * floats_per_matrix_; }
+
+ private:
+  std::shared_ptr<float[]> data_;
+  std::int64_t floats_per_matrix_ = 0;
+  GemmIsa isa_ = GemmIsa::generic;
+};
+
 /// One GEMM call: `batches` output matrices, matrix i being A[a_index[i]] · B[b_index[i]] (the
 /// matrices of A and of B counted from 0; null index arrays mean matrix i for output i).
 template <class T>
@@ -126,6 +146,9 @@ struct GemmArgs {
   /// The A matrices, each m x k row-major (k x m when transpose_a), one after another.
   const T* a = nullptr;
   bool transpose_a = false;
+  /// Or A already packed: PackedA::matrix() of a PackedA of m x k made for the isa the call
+  /// runs on, for a single output matrix (batches 1); `a` is then not read.
+  const float* a_packed = nullptr;
   /// The outputs, each m x n row-major, one after another; with transpose_c each is stored
   /// n x m, element (i, j) at c[j * ldc + i] (a convolution's channels-first output, whose rows
   /// are the output channels).
