@@ -132,30 +132,43 @@ def test_a_later_run_never_overwrites_outputs_kept():
     assert not np.shares_memory(first, second)
 
 
-def test_a_64_mib_input_costs_no_copy():
-    # In a fresh process, so that the peak RSS is this run's: the input is allocated and touched
-    # first, then the run may add its outputs (a scalar) and the Session's small state, but not a
-    # second 64 MiB.
-    script = textwrap.dedent(f"""
-        import resource, struct, sys
-        import numpy as np
-        sys.path[:0] = {sys.path!r}
-        import irlite
-        from conftest import reduce_max_xml
-        model = irlite.load_from_memory(reduce_max_xml(), struct.pack("<q", 0))
-        session = model.session(threads=1)
-        session.run([np.zeros(16, np.float32)])
-        x = np.random.default_rng(0).random(16 << 20, dtype=np.float32)
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        out = session.run([x])
-        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        assert out["m"] == x.max()
-        print(x.nbytes, (after - before) * 1024)
-    """)
+PEAK_RSS_SCRIPT = """
+import resource, struct, sys
+import numpy as np
+sys.path[:0] = {path!r}
+import irlite
+from conftest import reduce_max_xml
+model = irlite.load_from_memory(reduce_max_xml(), struct.pack("<q", 0))
+session = model.session(threads=1)
+{setup}
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+out = session.run([x])
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert out["m"] == {expected}
+print({size}, (after - before) * 1024)
+"""
+
+
+def peak_rss_growth(setup, expected, size):
+    """In a fresh process, so that the peak RSS is this run's: a ReduceMax session, `setup`
+    (which warms it and makes the input x), then one run on x, whose output must be `expected`.
+    Returns the value of `size` and by how many bytes the run grew the peak RSS."""
+    script = PEAK_RSS_SCRIPT.format(path=sys.path, setup=textwrap.dedent(setup),
+                                    expected=expected, size=size)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             cwd=str(MODELS.parent / "tests" / "python"))
     assert result.returncode == 0, result.stderr
-    nbytes, growth = map(int, result.stdout.split())
+    measured, growth = map(int, result.stdout.split())
+    return measured, growth
+
+
+def test_a_64_mib_input_costs_no_copy():
+    # The input is allocated and touched first, then the run may add its outputs (a scalar) and
+    # the Session's small state, but not a second 64 MiB.
+    nbytes, growth = peak_rss_growth("""
+        session.run([np.zeros(16, np.float32)])
+        x = np.random.default_rng(0).random(16 << 20, dtype=np.float32)
+    """, expected="x.max()", size="x.nbytes")
     assert nbytes == 64 << 20
     assert growth < 4 << 20, f"peak RSS grew by {growth} bytes on a {nbytes}-byte input"
 
@@ -164,27 +177,11 @@ def test_a_conversion_copies_the_input_once():
     # A float64 array read through steps (a non-contiguous view of 128 MiB, 64 MiB of it taken)
     # into an f32 input: one astype makes the 32 MiB the run reads. Making it contiguous first
     # and converting second would cost 64 MiB more.
-    script = textwrap.dedent(f"""
-        import resource, struct, sys
-        import numpy as np
-        sys.path[:0] = {sys.path!r}
-        import irlite
-        from conftest import reduce_max_xml
-        model = irlite.load_from_memory(reduce_max_xml(), struct.pack("<q", 0))
-        session = model.session(threads=1)
+    converted, growth = peak_rss_growth("""
         session.run([np.zeros(16, np.float64)])
         base = np.random.default_rng(0).random(16 << 20)
         x = base[::2]
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        out = session.run([x])
-        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        assert out["m"] == x.astype(np.float32).max()
-        print(x.size * 4, (after - before) * 1024)
-    """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            cwd=str(MODELS.parent / "tests" / "python"))
-    assert result.returncode == 0, result.stderr
-    converted, growth = map(int, result.stdout.split())
+    """, expected="x.astype(np.float32).max()", size="x.size * 4")
     assert converted == 32 << 20
     assert converted // 2 < growth < converted * 3 // 2, \
         f"peak RSS grew by {growth} bytes converting into {converted} bytes"
