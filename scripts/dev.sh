@@ -8,7 +8,8 @@
 #                                                            the Python module's included (--sanitize:
 #                                                            not the Python module; --tsan: the threaded
 #                                                            tests only)
-#   scripts/dev.sh fuzz [SECONDS]                            run each libFuzzer target (default 60 s)
+#   scripts/dev.sh fuzz [SECONDS]                            run each libFuzzer target (default 60 s),
+#                                                            as many at once as JOBS
 #
 # Environment: BUILD_DIR (default build; build-run, build-asan, build-tsan, build-fuzz), JOBS (default:
 # nproc).
@@ -73,19 +74,41 @@ case "$cmd" in
     cmake --build "$dir" --target load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer \
       image_fuzzer -j "${JOBS:-$(nproc)}"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    for target in load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer image_fuzzer; do
-      name=${target%_fuzzer}
+    # fuzz_one TARGET: runs one target, its output into build-fuzz/logs/TARGET.log, printed whole
+    # when it ends, so that targets running side by side do not mix their lines.
+    fuzz_one() {
+      local target=$1 name=${1%_fuzzer} status=0
       # The pieces target reads IR texts, as the load target does.
-      seeds=("$root/tests/fuzz/corpus/$([ "$name" = pieces ] && echo load || echo "$name")")
+      local seeds=("$root/tests/fuzz/corpus/$([ "$name" = pieces ] && echo load || echo "$name")")
       [ "$name" = load ] && seeds+=("$root/models/invalid")
-      mkdir -p "$dir/corpus/$name"
-      echo "fuzz: $target for ${seconds} s" >&2
+      mkdir -p "$dir/corpus/$name" "$dir/logs"
       "$dir/$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
-        -print_final_stats=1 "$dir/corpus/$name" "${seeds[@]}"
+        -print_final_stats=1 -artifact_prefix="$dir/logs/$name-" "$dir/corpus/$name" "${seeds[@]}" \
+        >"$dir/logs/$target.log" 2>&1 || status=$?
+      echo "fuzz: $target ($seconds s): $([ $status -eq 0 ] && echo clean || echo "FAILED ($status)")" >&2
+      cat "$dir/logs/$target.log" >&2
+      return "$status"
+    }
+    # As many targets at once as there are jobs (default: one per CPU), each for SECONDS.
+    parallel=${JOBS:-$(nproc)}
+    running=0 failed=0
+    for target in load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer image_fuzzer; do
+      if [ "$running" -ge "$parallel" ]; then
+        wait -n || failed=1
+        running=$((running - 1))
+      fi
+      echo "fuzz: $target for ${seconds} s" >&2
+      fuzz_one "$target" &
+      running=$((running + 1))
     done
+    while [ "$running" -gt 0 ]; do
+      wait -n || failed=1
+      running=$((running - 1))
+    done
+    [ "$failed" -eq 0 ] || { echo "dev.sh fuzz: a target failed (see its output above)" >&2; exit 1; }
     ;;
   *)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
