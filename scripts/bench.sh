@@ -124,6 +124,23 @@ if [ -z "$real_only" ]; then
   run_irlite | sed "s/^{/{\"pass\": $pass, /" >>"$out"
 fi
 
+# The MatMul workloads (mm, mm1x1) on ONNX Runtime: the core-op peers' models of the same shapes
+# (B a Const), timed by the vision peers' runner, 3 warm-ups and 40 runs.
+core=$peers/core_ops
+mm_out=""
+if [ -z "$real_only" ] && [ -f "$core/mk.py" ]; then
+  mm_out=$(mktemp)
+  mm_work=$(mktemp -d)
+  echo "peers: ONNX Runtime on mm and mm1x1 (core_ops)" >&2
+  (cd "$mm_work" && /usr/bin/python3 "$core/mk.py" >/dev/null)
+  for tag in mm mm1x1; do
+    node "$peers/vision/ort_run.js" "$mm_work/$tag.onnx" --name "$tag" --threads 1,2 --warmup 3 \
+      --iters 40 --inputs "$mm_work/${tag}_in" </dev/null
+  done | sed "s/^{/{\"pass\": $pass, /" >>"$out"
+  rm -rf "$mm_work"
+  grep -E '"workload": ?"mm(1x1)?"' "$out" >"$mm_out" || true
+fi
+
 # The real models of ../shared/real-models, each on the inputs of its first case there (a real
 # photo, batch 1): ONNX Runtime (and, for models with PReLU, the graph with LeakyRelu) and
 # PyTorch eager through the peers' vision scripts, then `irlite bench`, at 1 and 2 threads, each
@@ -193,6 +210,11 @@ print(json.dumps({"peer": "irlite", "workload": sys.argv[2], "threads": int(sys.
 fi
 if [ -d "$peers" ]; then
   [ -n "$real_only" ] || /usr/bin/python3 "$peers/summarize.py" "$out"
+  if [ -n "$mm_out" ]; then
+    echo
+    /usr/bin/python3 "$peers/vision/summarize.py" "$mm_out" | sed '1s/^| model |/| workload |/'
+    rm -f "$mm_out"
+  fi
   [ -z "${vision_out:-}" ] || /usr/bin/python3 "$peers/vision/summarize.py" "$vision_out"
 else
   grep '"peer": "irlite"' "$out"

@@ -79,7 +79,7 @@ struct Value {
 
 struct Const {
   Value value;
-  std::vector<std::int64_t> data;  // i64 only
+  std::string bytes;  // the little-endian data, as the .bin holds it
 };
 
 // One op fed by Parameters and Consts, each of its outputs going to a Result.
@@ -95,6 +95,13 @@ struct Graph {
 
 std::string precision(ElementType t) {
   return t == ElementType::f32 ? "FP32" : t == ElementType::i64 ? "I64" : "?";
+}
+
+// The bytes of `values`: the IR's weights are little-endian, as is every machine irlite is
+// benchmarked on.
+template <class T>
+std::string bytes_of(std::span<const T> values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size_bytes());
 }
 
 std::string dims_xml(const std::vector<std::int64_t>& shape, std::string_view indent) {
@@ -142,15 +149,13 @@ fs::path write_model(const Graph& g, const fs::path& dir) {
   for (const Const& c : g.consts) {
     std::string shape;
     for (std::int64_t d : c.value.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-    const std::size_t size = c.data.size() * sizeof(std::int64_t);
     layers += fmt::format(
         "\t\t<layer id=\"{}\" name=\"{}\" type=\"Const\" version=\"opset1\">\n"
-        "\t\t\t<data element_type=\"i64\" shape=\"{}\" offset=\"{}\" size=\"{}\"/>\n"
+        "\t\t\t<data element_type=\"{}\" shape=\"{}\" offset=\"{}\" size=\"{}\"/>\n"
         "\t\t\t<output>\n{}\t\t\t</output>\n\t\t</layer>\n",
-        id, c.value.name, shape, weights.size(), size,
+        id, c.value.name, irlite::to_string(c.value.type), shape, weights.size(), c.bytes.size(),
         port_xml(0, c.value, c.value.name, "\t\t\t\t"));
-    // The IR's weights are little-endian, as is every machine irlite is benchmarked on.
-    weights.append(reinterpret_cast<const char*>(c.data.data()), size);
+    weights += c.bytes;
     layer_of[c.value.name] = id++;
   }
   const std::int64_t op = id++;
@@ -219,8 +224,9 @@ std::span<T> add_input(Case& c, const std::string& name, ElementType type,
 }
 
 void add_const(Case& c, const std::string& name, std::vector<std::int64_t> shape,
-               std::vector<std::int64_t> data) {
-  c.graph.consts.push_back({{name, ElementType::i64, std::move(shape)}, std::move(data)});
+               const std::vector<std::int64_t>& data) {
+  c.graph.consts.push_back(
+      {{name, ElementType::i64, std::move(shape)}, bytes_of(std::span(data))});
 }
 
 Case make_case(const Workload& w) {
@@ -290,6 +296,20 @@ Case make_case(const Workload& w) {
       c.graph.op_inputs = {"emb_table",    "indices",       "segment_ids",
                            "num_segments", "default_index", "per_sample_weights"};
       c.graph.outputs = {{"embedding_segments_sum", ElementType::f32, out}};
+      break;
+    }
+    case OpKind::matmul: {
+      uniform_pm1(kSeedData, add_input<float>(c, "a", ElementType::f32, shape));
+      // B is a Const, as a layer's weights are: a model may prepare it once at load.
+      std::vector<float> b(static_cast<std::size_t>(shape[1] * w.n));
+      uniform_pm1(kSeedMatrix, b);
+      c.graph.consts.push_back(
+          {{"b", ElementType::f32, {shape[1], w.n}}, bytes_of(std::span<const float>(b))});
+      c.graph.op_type = "MatMul";
+      c.graph.opset = "opset1";
+      c.graph.attributes = {{"transpose_a", "false"}, {"transpose_b", "false"}};
+      c.graph.op_inputs = {"a", "b"};
+      c.graph.outputs = {{"y", ElementType::f32, {shape[0], w.n}}};
       break;
     }
   }
@@ -438,6 +458,35 @@ void check_embsum(const Workload& w, std::span<const float> table,
   });
 }
 
+// Sums in double against the float result, with the bound check_embsum uses: a float sum of K
+// products in any order (blocked, fused multiply-adds) is within about (K + 1) * 2^-24 of the
+// sum of their magnitudes.
+void check_matmul(const Workload& w, std::span<const float> a, std::span<const float> b,
+                  const Tensor& out) {
+  const auto m = static_cast<std::size_t>(w.shape[0]);
+  const auto k = static_cast<std::size_t>(w.shape[1]);
+  const auto n = static_cast<std::size_t>(w.n);
+  const float* got = out.data<float>();
+  std::vector<double> ref(n), magnitude(n);
+  for (std::size_t i = 0; i < m; ++i) {
+    std::fill(ref.begin(), ref.end(), 0.0);
+    std::fill(magnitude.begin(), magnitude.end(), 0.0);
+    for (std::size_t p = 0; p < k; ++p) {
+      const double x = a[i * k + p];
+      for (std::size_t j = 0; j < n; ++j) {
+        const double term = x * static_cast<double>(b[p * n + j]);
+        ref[j] += term;
+        magnitude[j] += std::abs(term);
+      }
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      const double g = static_cast<double>(got[i * n + j]);
+      if (!(std::abs(g - ref[j]) <= (static_cast<double>(k) + 2) * 0x1p-23 * magnitude[j]))
+        mismatch("y[{}, {}] = {}, expected {}", i, j, g, ref[j]);
+    }
+  }
+}
+
 void check(const Workload& w, Case& c, const irlite::Outputs& outputs) {
   const auto f32 = [&](std::size_t i) { return c.buffers[i].as<const float>(); };
   const auto i64 = [&](std::size_t i) { return c.buffers[i].as<const std::int64_t>(); };
@@ -451,6 +500,12 @@ void check(const Workload& w, Case& c, const irlite::Outputs& outputs) {
       return check_segmax(w, f32(0), i64(1), output(outputs, o[0]));
     case OpKind::embsum:
       return check_embsum(w, f32(0), i64(1), i64(2), f32(3), output(outputs, o[0]));
+    case OpKind::matmul: {
+      const Const& b = c.graph.consts.at(0);
+      return check_matmul(w, f32(0),
+                          {reinterpret_cast<const float*>(b.bytes.data()), b.bytes.size() / 4},
+                          output(outputs, o[0]));
+    }
   }
 }
 

@@ -50,6 +50,9 @@ const std::vector<Workload>& workloads() {
        .shape = {1000000, 64},
        .segments = 100000,
        .indices = 2000000},
+      // The core-op peers' names: ../shared/peers/core_ops times ONNX Runtime on them.
+      {.name = "mm", .op = matmul, .shape = {256, 1024}, .n = 1024},
+      {.name = "mm1x1", .op = matmul, .shape = {3136, 64}, .n = 64},
   };
   return all;
 }
