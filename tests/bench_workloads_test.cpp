@@ -92,8 +92,8 @@ TEST_CASE("bench inputs: embsum indices (seed 3) and per-sample weights (seed 4)
 
 TEST_CASE("bench inputs: the ten workloads in the peers' order and sizes, then the MatMuls") {
   const std::vector<std::string_view> names = {
-      "topk_rows",   "topk_big_k", "topk_axis0", "reduce_inner", "reduce_outer", "reduce_middle",
-      "reduce_all",  "segmax_rows", "segmax_1d", "embsum",       "mm",           "mm1x1"};
+      "topk_rows",  "topk_big_k",  "topk_axis0", "reduce_inner", "reduce_outer", "reduce_middle",
+      "reduce_all", "segmax_rows", "segmax_1d",  "embsum",       "mm",           "mm1x1"};
   REQUIRE(workloads().size() == names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
     CAPTURE(names[i]);
@@ -116,7 +116,8 @@ TEST_CASE("bench inputs: the ten workloads in the peers' order and sizes, then t
   CHECK(find_workload("embsum")->indices == 2000000);
   CHECK(find_workload("segmax_1d")->segments == 1048576);
   // The core-op comparison's shapes: [256, 1024] x [1024, 1024] and [3136, 64] x [64, 64].
-  for (auto [name, m, k, n] : {std::tuple{"mm", 256, 1024, 1024}, std::tuple{"mm1x1", 3136, 64, 64}}) {
+  for (auto [name, m, k, n] :
+       {std::tuple{"mm", 256, 1024, 1024}, std::tuple{"mm1x1", 3136, 64, 64}}) {
     CAPTURE(name);
     const Workload* w = find_workload(name);
     CHECK(w->op == OpKind::matmul);

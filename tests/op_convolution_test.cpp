@@ -482,17 +482,30 @@ TEST_CASE("Convolution and GroupConvolution match a plain loop on random geometr
   }
 }
 
-TEST_CASE("Convolution over many output rows takes its patches a block at a time") {
-  // 64 channels under a 3x3 kernel, 64 pixels a row: a row of patches is 147 KiB of f32, so a
-  // block holds 7 of the 64 rows and the last block is short.
+TEST_CASE("Convolution over many output rows works a block of rows at a time") {
   std::mt19937 rng(7);
-  const Conv c = conv2d(1, 1);
-  const Tensor x = random_tensor(rng, ElementType::f32, {1, 64, 64, 64});
-  const Tensor w = random_tensor(rng, ElementType::f32, {5, 64, 3, 3});
-  OpTester t = c.tester();
-  t.input_parameter("x", x);
-  t.input_const("w", w);
-  check_close(c, x, w, t.run()[0]);
+  SUBCASE("im2col (stride 2)") {
+    // 64 channels under a 3x3 kernel, 64 pixels a row: a row of patches is 147 KiB of f32, so
+    // a block holds 7 of the 64 rows and the last block is short.
+    const Conv c = conv2d(2, 1);
+    const Tensor x = random_tensor(rng, ElementType::f32, {1, 64, 128, 128});
+    const Tensor w = random_tensor(rng, ElementType::f32, {5, 64, 3, 3});
+    OpTester t = c.tester();
+    t.input_parameter("x", x);
+    t.input_const("w", w);
+    check_close(c, x, w, t.run()[0]);
+  }
+  SUBCASE("shifted rows (stride 1)") {
+    // 64 output channels of 42-wide rows (40 pixels and the 2 of padding) are 10.5 KiB a row,
+    // so a block holds 97 of the 130 rows and the last block is short.
+    const Conv c = conv2d(1, 1);
+    const Tensor x = random_tensor(rng, ElementType::f32, {1, 8, 130, 40});
+    const Tensor w = random_tensor(rng, ElementType::f32, {64, 8, 3, 3});
+    OpTester t = c.tester();
+    t.input_parameter("x", x);
+    t.input_const("w", w);
+    check_close(c, x, w, t.run()[0]);
+  }
 }
 
 TEST_CASE("Convolution gives the same bits on any number of threads, filters packed or not") {
@@ -508,7 +521,9 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
   const Geometry geometries[] = {
       {conv2d(1, 0), {2, 40, 17, 19}, {70, 40, 1, 1}},  // pointwise
       {conv2d(2, 1), {1, 16, 33, 31}, {40, 16, 3, 3}},  // im2col
-      {conv2d(1, 1), {1, 64, 40, 40}, {24, 64, 3, 3}},  // im2col in several blocks
+      {conv2d(2, 1), {1, 64, 80, 80}, {24, 64, 3, 3}},  // im2col in several blocks
+      {conv2d(1, 1), {1, 8, 130, 40}, {64, 8, 3, 3}},   // shifted rows in several blocks
+      {conv2d(1, 2), {1, 5, 9, 11}, {7, 5, 5, 3}},      // shifted rows, one short block
       {depthwise, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},   // depthwise, stride 2
       {grouped, {1, 24, 20, 21}, {3, 10, 8, 3, 3}},     // groups
   };

@@ -155,6 +155,43 @@ struct DepthwiseBuffers {
 template <class T>
 inline constexpr bool filters_first = std::is_same_v<T, float>;
 
+/// A stride-1 convolution over one or two spatial axes runs without im2col ("shifted rows"): an
+/// image group's input is copied once, zero-padded, into planes of height x width per channel,
+/// the input's (0, 0) at (top, left). The GEMM's B row for (channel c, kernel position kh, kw)
+/// is then that copy read from (c * height + kh * dilation) * width + kw * dilation on: its
+/// element oh * width + ow is the input under that kernel position for output (oh, ow). The GEMM
+/// makes these "wide" rows of `width` outputs; the columns from out[2] on are dropped when a
+/// block of them is copied out. Every sum is the im2col GEMM's, term for term.
+struct ShiftedLayout {
+  std::int64_t height = 0, width = 0, top = 0, left = 0;
+  std::int64_t plane() const { return height * width; }
+};
+
+template <class T>
+bool shifted_rows(const ConvGeometry& g) {
+  return filters_first<T> && !g.pointwise() && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 &&
+         g.pad_begin[0] == 0 && g.stride[1] == 1 && g.stride[2] == 1 && g.pad_begin[1] >= 0 &&
+         g.pad_begin[2] >= 0;
+}
+
+ShiftedLayout shifted_layout(const ConvGeometry& g) {
+  ShiftedLayout s;
+  s.top = g.pad_begin[1];
+  s.left = g.pad_begin[2];
+  // Output (oh, ow) reads up to row oh + (kernel - 1) * dilation of the padded input.
+  s.height = std::max(s.top + g.in[1], g.out[1] + (g.kernel[1] - 1) * g.dilation[1]);
+  s.width = std::max(s.left + g.in[2], g.out[2] + (g.kernel[2] - 1) * g.dilation[2]);
+  return s;
+}
+
+/// Output rows per shifted-rows GEMM: as many as keep its block of wide outputs near
+/// kColumnBytes, at least one.
+std::int64_t shifted_rows_per_block(const ConvGeometry& g, const ShiftedLayout& s) {
+  const auto row_bytes = static_cast<std::size_t>(g.out_channels * s.width) * sizeof(float);
+  const auto fit = static_cast<std::int64_t>(kColumnBytes / std::max<std::size_t>(row_bytes, 1));
+  return std::clamp<std::int64_t>(fit, 1, std::max<std::int64_t>(g.out[1], 1));
+}
+
 /// What convolution() takes from its scratch, by one function for the counting run
 /// (convolution_scratch()) and the real one.
 template <class T>
@@ -163,7 +200,10 @@ struct Buffers {
   std::span<float> depthwise;       ///< the depthwise filters as floats, when not prepared
   DepthwiseBuffers depthwise_rows;  ///< the depthwise loop's
   std::span<T> columns;             ///< an im2col block
-  Scratch::Slices gemm;             ///< the GEMM's buffers, the same piece for every call
+  /// Shifted rows: the padded input, B's row offsets in it, a block of wide outputs.
+  std::span<float> padded, wide;
+  std::span<std::int64_t> row_offsets;
+  Scratch::Slices gemm;  ///< the GEMM's buffers, the same piece for every call
 };
 
 template <class T>
@@ -185,7 +225,13 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, bool prepared, 
     b.packed =
         s.take<float>(PackedB::bytes(g.groups, g.patch(), g.out_channels, isa) / sizeof(float));
   std::int64_t pixels = g.out_size();
-  if (!g.pointwise()) {
+  if (shifted_rows<T>(g)) {
+    const ShiftedLayout layout = shifted_layout(g);
+    pixels = shifted_rows_per_block(g, layout) * layout.width;
+    b.padded = s.take<float>(static_cast<std::size_t>(g.in_channels * layout.plane()));
+    b.row_offsets = s.take<std::int64_t>(static_cast<std::size_t>(g.patch()));
+    b.wide = s.take<float>(static_cast<std::size_t>(g.out_channels * pixels));
+  } else if (!g.pointwise()) {
     pixels = rows_per_block(g, sizeof(T)) * g.out[2];
     b.columns = s.take<T>(static_cast<std::size_t>(g.patch() * pixels));
   }
@@ -431,6 +477,75 @@ void for_each_block(const Parallel& par, const ConvGeometry& g, const T* x, T* y
     }
 }
 
+/// Copies the `g.in_channels` channels of `x` into `padded`, each zero-padded to the layout's
+/// plane.
+void pad_input(const Parallel& par, const ConvGeometry& g, const ShiftedLayout& s, const float* x,
+               float* padded) {
+  const std::int64_t ih = g.in[1], iw = g.in[2];
+  par.for_range(static_cast<std::size_t>(g.in_channels),
+                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / s.plane())),
+                [&](std::size_t first, std::size_t last, std::size_t) {
+                  for (auto c = static_cast<std::int64_t>(first);
+                       c < static_cast<std::int64_t>(last); ++c) {
+                    float* const dst = padded + c * s.plane();
+                    const float* const src = x + c * g.in_size();
+                    std::fill_n(dst, s.top * s.width, 0.0f);
+                    for (std::int64_t r = 0; r < ih; ++r) {
+                      float* const row = dst + (s.top + r) * s.width;
+                      std::fill_n(row, s.left, 0.0f);
+                      std::copy_n(src + r * iw, iw, row + s.left);
+                      std::fill(row + s.left + iw, row + s.width, 0.0f);
+                    }
+                    std::fill(dst + (s.top + ih) * s.width, dst + s.plane(), 0.0f);
+                  }
+                });
+}
+
+/// The shifted-rows convolution (see ShiftedLayout), for each image and group: the input padded
+/// once, then one GEMM per block of output rows into `b.wide`, copied out without the columns
+/// past the output. `gemm_block(group, steps, b, b_rows, pixels, out)` runs one GEMM of
+/// `pixels` columns (wide outputs) into `out`, its B row q at b + b_rows[q].
+template <class BlockGemm>
+void shifted_blocks(const Parallel& par, const ConvGeometry& g, const float* x, float* y,
+                    const Buffers<float>& b, std::span<const EpilogueStep> steps,
+                    const BlockGemm& gemm_block) {
+  const ShiftedLayout s = shifted_layout(g);
+  const std::int64_t kh = g.kernel[1], kw = g.kernel[2];
+  for (std::int64_t c = 0; c < g.in_channels; ++c)
+    for (std::int64_t i = 0; i < kh; ++i)
+      for (std::int64_t j = 0; j < kw; ++j)
+        b.row_offsets[static_cast<std::size_t>((c * kh + i) * kw + j)] =
+            c * s.plane() + i * g.dilation[1] * s.width + j * g.dilation[2];
+  const std::int64_t out_size = g.out_size(), oh = g.out[1], ow = g.out[2];
+  const std::int64_t block = shifted_rows_per_block(g, s);
+  const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);
+  for (std::int64_t n = 0; n < g.batch; ++n)
+    for (std::int64_t group = 0; group < g.groups; ++group) {
+      const std::int64_t image_group = n * g.groups + group;
+      const auto values = group_steps(steps, group, g.out_channels);
+      const std::span<const EpilogueStep> own(values.data(), step_count);
+      pad_input(par, g, s, x + image_group * g.in_channels * g.in_size(), b.padded.data());
+      float* const yg = y + image_group * g.out_channels * out_size;
+      for (std::int64_t r0 = 0; r0 < oh; r0 += block) {
+        const std::int64_t count = std::min(block, oh - r0);
+        // The last row's columns past the output are not made: the reads stay in the planes.
+        const std::int64_t pixels = (count - 1) * s.width + ow;
+        gemm_block(group, own, b.padded.data() + r0 * s.width, b.row_offsets.data(), pixels,
+                   b.wide.data());
+        par.for_range(static_cast<std::size_t>(g.out_channels * count),
+                      static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 12) / ow)),
+                      [&](std::size_t first, std::size_t last, std::size_t) {
+                        for (std::size_t t = first; t < last; ++t) {
+                          const auto ch = static_cast<std::int64_t>(t) / count;
+                          const auto r = static_cast<std::int64_t>(t) % count;
+                          std::copy_n(b.wide.data() + ch * pixels + r * s.width, ow,
+                                      yg + ch * out_size + (r0 + r) * ow);
+                        }
+                      });
+      }
+    }
+}
+
 template <class T>
 void convert_filters(const T* filters, std::int64_t count, float* out) {
   for (std::int64_t i = 0; i < count; ++i) out[i] = to_float(filters[i]);
@@ -477,22 +592,39 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
         weights && !weights->filters.empty() && weights->filters.isa() == gemm_isa();
     // y[C_OUT, pixels] = W[C_OUT, patch] x X[patch, pixels]: X is read in place, y written
     // directly, and the steps run on each channel's row.
+    const auto filter_args = [&](std::int64_t group, std::span<const EpilogueStep> own,
+                                 std::int64_t pixels, float* out, std::int64_t ldc,
+                                 const Scratch* gemm_scratch) {
+      GemmArgs<float> args;
+      args.m = g.out_channels;
+      args.n = pixels;
+      args.k = g.patch();
+      args.a = filters + group * g.out_channels * g.patch();
+      if (packed_filters) args.a_packed = weights->filters.matrix(group);
+      args.c = out;
+      args.ldc = ldc;
+      args.scratch = gemm_scratch;
+      args.epilogue.steps = own;
+      args.epilogue.steps_per_row = true;
+      return args;
+    };
+    if (shifted_rows<T>(g)) {
+      shifted_blocks(par, g, x, y, b, steps,
+                     [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
+                         const std::int64_t* in_rows, std::int64_t pixels, float* out) {
+                       const Scratch gemm_scratch = b.gemm[0];
+                       gemm_b_rows(par, filter_args(group, own, pixels, out, 0, &gemm_scratch), in,
+                                   in_rows);
+                     });
+      return;
+    }
     for_each_block(par, g, x, y, b, steps,
                    [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
                        std::int64_t pixels, float* out) {
                      const Scratch gemm_scratch = b.gemm[0];
-                     GemmArgs<float> args;
-                     args.m = g.out_channels;
-                     args.n = pixels;
-                     args.k = g.patch();
-                     args.a = filters + group * g.out_channels * g.patch();
-                     if (packed_filters) args.a_packed = weights->filters.matrix(group);
-                     args.c = out;
-                     args.ldc = g.out_size();
-                     args.scratch = &gemm_scratch;
-                     args.epilogue.steps = own;
-                     args.epilogue.steps_per_row = true;
-                     gemm_b_in_place(par, args, in);
+                     gemm_b_in_place(
+                         par, filter_args(group, own, pixels, out, g.out_size(), &gemm_scratch),
+                         in);
                    });
   } else {
     // C[pixels, C_OUT] = X^T x W^T on the packed filters, stored transposed (channels first)

@@ -140,14 +140,15 @@ void pack_b_panel(const T* b, std::int64_t k, std::int64_t n, bool transposed, s
   }
 }
 
-/// Copies `kc` rows (row stride ldb) of `cols` float columns of B into panels of nr columns, one
-/// after another, each kc rows of nr floats (zero past cols), reading B a row at a time: each
-/// row's columns are consecutive in memory, however far apart the rows are.
-void pack_b_block(const float* b, std::int64_t ldb, std::int64_t kc, std::int64_t cols,
-                  std::int64_t nr, float* dst) {
+/// Copies `kc` rows of `cols` float columns of B into panels of nr columns, one after another,
+/// each kc rows of nr floats (zero past cols), reading B a row at a time: each row's columns are
+/// consecutive in memory, however far apart the rows are. Row q starts at b + rows[q], or at
+/// b + q * ldb when `rows` is null.
+void pack_b_block(const float* b, const std::int64_t* rows, std::int64_t ldb, std::int64_t kc,
+                  std::int64_t cols, std::int64_t nr, float* dst) {
   const std::int64_t panels = (cols + nr - 1) / nr;
   for (std::int64_t q = 0; q < kc; ++q) {
-    const float* src = b + q * ldb;
+    const float* src = b + (rows ? rows[q] : q * ldb);
     std::int64_t p = 0;
     // Whole panels of the kernels' widths: copies of a size known here, so inlined.
     if (nr == 16)
@@ -229,11 +230,13 @@ void apply_epilogue(const GemmEpilogue& e, float* c, std::int64_t ldc, std::int6
   if (e.steps_per_row) apply_row_steps(e.steps, i0, c, ldc, rows, cols);
 }
 
-/// Where B comes from: packed panels, or a float matrix read in place with row stride n.
+/// Where B comes from: packed panels, or a float matrix read in place with row stride n (or
+/// with its rows where raw_rows says).
 struct BSource {
   const PackedB* packed = nullptr;
   const float* raw = nullptr;
-  std::int64_t raw_matrix = 0;  ///< floats between raw matrices
+  std::int64_t raw_matrix = 0;             ///< floats between raw matrices
+  const std::int64_t* raw_rows = nullptr;  ///< row q at raw + raw_rows[q], one matrix
 };
 
 /// The block of the task grid a task covers.
@@ -365,11 +368,16 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                                  p0, kc, mr, ap + s * mr * kc);
                       // A raw B read by several slivers: the block's panels copied once, so
                       // that the slivers read them from consecutive lines (B's rows may be far
-                      // apart); read by one sliver, B's rows are read once, where they are.
-                      const bool pack_block = bsrc.raw && rows > mr;
-                      if (pack_block)
-                        pack_b_block(bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n + j0, n, kc,
-                                     cols, nr, edge);
+                      // apart); read by one sliver, B's rows are read once, where they are,
+                      // when they are evenly spaced.
+                      const bool pack_block = bsrc.raw && (rows > mr || bsrc.raw_rows);
+                      if (pack_block) {
+                        const float* b0 = bsrc.raw + b_matrix * bsrc.raw_matrix + j0;
+                        if (bsrc.raw_rows)
+                          pack_b_block(b0, bsrc.raw_rows + p0, 0, kc, cols, nr, edge);
+                        else
+                          pack_b_block(b0 + p0 * n, nullptr, n, kc, cols, nr, edge);
+                      }
                       for (std::int64_t p = p_first; p < p_end; ++p) {
                         const std::int64_t pc = std::min(nr, n - p * nr);
                         const float* bp = nullptr;
@@ -623,6 +631,15 @@ void gemm_b_in_place(const Parallel& par, const GemmArgs<float>& args, const flo
   gemm_detail::BSource src;
   src.raw = b;
   src.raw_matrix = args.k * args.n;
+  gemm_detail::run(par, args, gemm_detail::kernel(gemm_isa()), src);
+}
+
+void gemm_b_rows(const Parallel& par, const GemmArgs<float>& args, const float* b,
+                 const std::int64_t* b_rows) {
+  if (args.batches == 0 || args.m == 0 || args.n == 0) return;
+  gemm_detail::BSource src;
+  src.raw = b;
+  src.raw_rows = b_rows;
   gemm_detail::run(par, args, gemm_detail::kernel(gemm_isa()), src);
 }
 

@@ -183,6 +183,14 @@ void gemm(const Parallel& par, const GemmArgs<T>& args, const T* b, std::int64_t
 /// read once, such as a convolution's input when A holds its filters.
 void gemm_b_in_place(const Parallel& par, const GemmArgs<float>& args, const float* b);
 
+/// C = A · B with a float B whose row q is the n floats from b + b_rows[q] on, for a single output
+/// matrix (batches 1): rows in any order and at any distance, even overlapping. For a B that is a
+/// view of another tensor, such as a stride-1 convolution's padded input shifted for each
+/// kernel position. Each thread copies the block of B's panels it works on, as
+/// gemm_b_in_place() does.
+void gemm_b_rows(const Parallel& par, const GemmArgs<float>& args, const float* b,
+                 const std::int64_t* b_rows);
+
 /// The most memory gemm() takes on `threads` threads, beyond its arguments, from
 /// GemmArgs::scratch (alignment included) or else the heap: per-thread blocks of A and C, and
 /// B packed for the call when it is not given packed (`b_count` > 0 matrices). It holds for any
