@@ -524,6 +524,8 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
       {conv2d(2, 1), {1, 64, 80, 80}, {24, 64, 3, 3}},  // im2col in several blocks
       {conv2d(1, 1), {1, 8, 130, 40}, {64, 8, 3, 3}},   // shifted rows in several blocks
       {conv2d(1, 2), {1, 5, 9, 11}, {7, 5, 5, 3}},      // shifted rows, one short block
+      {conv2d(1, 0), {2, 24, 4, 5}, {40, 24, 3, 3}},    // 6 pixels: filters as B on f32
+      {conv2d(1, 0), {1, 70, 1, 1}, {30, 70, 1, 1}},    // 1 pixel, pointwise
       {depthwise, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},   // depthwise, stride 2
       {grouped, {1, 24, 20, 21}, {3, 10, 8, 3, 3}},     // groups
   };
@@ -539,18 +541,22 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
       const std::vector<OutputInfo> outs = infer_at_run_time(*op, inputs, 1);
       const Tensor one = allocate_and_execute(*op, inputs, outs)[0];
       check_close(g.conv, x, w, one);
-      // Filters packed as when the model loads.
-      const std::vector<ValueInfo> infos{info(type, "[...]"), info(w)};
-      const std::shared_ptr<const PreparedData> prepared = op->prepare(infos);
-      REQUIRE(prepared != nullptr);
-      for (ThreadPool* pool : test_pools()) {
-        const ExecContext context{Parallel(pool)};
-        const Tensor split = allocate_and_execute(*op, inputs, outs, context)[0];
-        CHECK(std::memcmp(split.data(), one.data(), one.byte_size()) == 0);
-        Tensor packed(one.element_type(), one.shape());
-        std::vector<Tensor> outputs{packed};
-        op->execute_prepared(inputs, outputs, context, *prepared);
-        CHECK(std::memcmp(outputs[0].data(), one.data(), one.byte_size()) == 0);
+      // Filters packed as when the model loads: with the data's shape unknown, and known (on
+      // f32 an output of few pixels then takes the filters as the GEMM's B, else as its A).
+      const std::vector<ValueInfo> dynamic{info(type, "[...]"), info(w)};
+      const std::vector<ValueInfo> known{info(type, to_string(g.data)), info(w)};
+      for (const auto* infos : {&dynamic, &known}) {
+        const std::shared_ptr<const PreparedData> prepared = op->prepare(*infos);
+        REQUIRE(prepared != nullptr);
+        for (ThreadPool* pool : test_pools()) {
+          const ExecContext context{Parallel(pool)};
+          const Tensor split = allocate_and_execute(*op, inputs, outs, context)[0];
+          CHECK(std::memcmp(split.data(), one.data(), one.byte_size()) == 0);
+          Tensor packed(one.element_type(), one.shape());
+          std::vector<Tensor> outputs{packed};
+          op->execute_prepared(inputs, outputs, context, *prepared);
+          CHECK(std::memcmp(outputs[0].data(), one.data(), one.byte_size()) == 0);
+        }
       }
     }
 }

@@ -155,6 +155,14 @@ struct DepthwiseBuffers {
 template <class T>
 inline constexpr bool filters_first = std::is_same_v<T, float>;
 
+/// Whether a run takes the filters as the GEMM's B: filters_as_b(), with the filters packed as
+/// B when they were prepared (f32 weights prepared as A are read as A).
+template <class T>
+bool run_filters_as_b(const ConvGeometry& g, const ConvWeights* weights) {
+  if (!filters_first<T>) return true;
+  return filters_as_b<T>(g) && (!weights || weights->filters.empty());
+}
+
 /// A stride-1 convolution over one or two spatial axes runs without im2col ("shifted rows"): an
 /// image group's input is copied once, zero-padded, into planes of height x width per channel,
 /// the input's (0, 0) at (top, left). The GEMM's B row for (channel c, kernel position kh, kw)
@@ -168,10 +176,10 @@ struct ShiftedLayout {
 };
 
 template <class T>
-bool shifted_rows(const ConvGeometry& g) {
-  return filters_first<T> && !g.pointwise() && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 &&
-         g.pad_begin[0] == 0 && g.stride[1] == 1 && g.stride[2] == 1 && g.pad_begin[1] >= 0 &&
-         g.pad_begin[2] >= 0;
+bool shifted_rows(const ConvGeometry& g, const ConvWeights* weights) {
+  return !run_filters_as_b<T>(g, weights) && !g.pointwise() && g.in[0] == 1 && g.out[0] == 1 &&
+         g.kernel[0] == 1 && g.pad_begin[0] == 0 && g.stride[1] == 1 && g.stride[2] == 1 &&
+         g.pad_begin[1] >= 0 && g.pad_begin[2] >= 0;
 }
 
 ShiftedLayout shifted_layout(const ConvGeometry& g) {
@@ -207,7 +215,10 @@ struct Buffers {
 };
 
 template <class T>
-Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, bool prepared, unsigned threads) {
+Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, const ConvWeights* weights,
+                        unsigned threads) {
+  const bool prepared = weights != nullptr;
+  const bool as_b = run_filters_as_b<T>(g, weights);
   Buffers<T> b;
   if (g.depthwise()) {
     if (!prepared)
@@ -221,11 +232,11 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, bool prepared, 
     return b;
   }
   const GemmIsa isa = gemm_isa();
-  if (!prepared && !filters_first<T>)
+  if (as_b && (!prepared || weights->packed.count() == 0))
     b.packed =
         s.take<float>(PackedB::bytes(g.groups, g.patch(), g.out_channels, isa) / sizeof(float));
   std::int64_t pixels = g.out_size();
-  if (shifted_rows<T>(g)) {
+  if (shifted_rows<T>(g, weights)) {
     const ShiftedLayout layout = shifted_layout(g);
     pixels = shifted_rows_per_block(g, layout) * layout.width;
     b.padded = s.take<float>(static_cast<std::size_t>(g.in_channels * layout.plane()));
@@ -235,9 +246,8 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, bool prepared, 
     pixels = rows_per_block(g, sizeof(T)) * g.out[2];
     b.columns = s.take<T>(static_cast<std::size_t>(g.patch() * pixels));
   }
-  b.gemm = s.slices(1, filters_first<T>
-                           ? gemm_scratch(g.out_channels, pixels, g.patch(), 0, threads, isa)
-                           : gemm_scratch(pixels, g.out_channels, g.patch(), 0, threads, isa));
+  b.gemm = s.slices(1, as_b ? gemm_scratch(pixels, g.out_channels, g.patch(), 0, threads, isa)
+                            : gemm_scratch(g.out_channels, pixels, g.patch(), 0, threads, isa));
   return b;
 }
 
@@ -551,27 +561,81 @@ void convert_filters(const T* filters, std::int64_t count, float* out) {
   for (std::int64_t i = 0; i < count; ++i) out[i] = to_float(filters[i]);
 }
 
+/// y[C_OUT, pixels] = W[C_OUT, patch] x X[patch, pixels] per image and group, the filters as the
+/// GEMM's A: X (the input, its im2col blocks or its shifted rows) is read in place, y written
+/// directly, and the steps run on each channel's row.
+void filters_first_gemm(const Parallel& par, const ConvGeometry& g, const float* x,
+                        const float* filters, const ConvWeights* weights, float* y,
+                        const Buffers<float>& b, std::span<const EpilogueStep> steps) {
+  // Filters packed at load serve when made for the kernel this run takes.
+  const bool packed_filters =
+      weights && !weights->filters.empty() && weights->filters.isa() == gemm_isa();
+  const auto filter_args = [&](std::int64_t group, std::span<const EpilogueStep> own,
+                               std::int64_t pixels, float* out, std::int64_t ldc,
+                               const Scratch* gemm_scratch) {
+    GemmArgs<float> args;
+    args.m = g.out_channels;
+    args.n = pixels;
+    args.k = g.patch();
+    args.a = filters + group * g.out_channels * g.patch();
+    if (packed_filters) args.a_packed = weights->filters.matrix(group);
+    args.c = out;
+    args.ldc = ldc;
+    args.scratch = gemm_scratch;
+    args.epilogue.steps = own;
+    args.epilogue.steps_per_row = true;
+    return args;
+  };
+  if (shifted_rows<float>(g, weights)) {
+    shifted_blocks(par, g, x, y, b, steps,
+                   [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
+                       const std::int64_t* in_rows, std::int64_t pixels, float* out) {
+                     const Scratch gemm_scratch = b.gemm[0];
+                     gemm_b_rows(par, filter_args(group, own, pixels, out, 0, &gemm_scratch), in,
+                                 in_rows);
+                   });
+    return;
+  }
+  for_each_block(par, g, x, y, b, steps,
+                 [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
+                     std::int64_t pixels, float* out) {
+                   const Scratch gemm_scratch = b.gemm[0];
+                   gemm_b_in_place(
+                       par, filter_args(group, own, pixels, out, g.out_size(), &gemm_scratch), in);
+                 });
+}
+
 }  // namespace
 
 template <class T>
-ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& g) {
+bool filters_as_b(const ConvGeometry& g) {
+  return !filters_first<T> || g.out_size() < kFiltersFirstMinPixels;
+}
+
+template <class T>
+ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& g, bool as_b) {
   ConvWeights w;
   if (g.depthwise()) {
     const std::int64_t count = g.groups * g.kernel_size();
     w.depthwise = std::shared_ptr<float[]>(new float[static_cast<std::size_t>(count)]);
     convert_filters(filters, count, w.depthwise.get());
-  } else if constexpr (filters_first<T>) {
-    w.filters = PackedA(filters, g.groups, g.out_channels, g.patch());
-  } else {
-    w.packed = PackedB(filters, g.groups, g.patch(), g.out_channels, /*transposed=*/true);
+    return w;
   }
+  if constexpr (filters_first<T>) {
+    if (!as_b) {
+      w.filters = PackedA(filters, g.groups, g.out_channels, g.patch());
+      return w;
+    }
+  }
+  w.packed = PackedB(filters, g.groups, g.patch(), g.out_channels, /*transposed=*/true);
   return w;
 }
 
 template <class T>
-std::size_t convolution_scratch(const ConvGeometry& g, bool prepared, unsigned threads) {
+std::size_t convolution_scratch(const ConvGeometry& g, const ConvWeights* weights,
+                                unsigned threads) {
   return Scratch::bytes_of(
-      [&](const Scratch& s) { (void)take_buffers<T>(s, g, prepared, threads); });
+      [&](const Scratch& s) { (void)take_buffers<T>(s, g, weights, threads); });
 }
 
 template <class T>
@@ -579,7 +643,7 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
                  const ConvWeights* weights, T* y, const Scratch& scratch,
                  std::span<const EpilogueStep> steps) {
   if (g.batch == 0 || g.groups == 0 || g.out_channels == 0 || g.out_size() == 0) return;
-  const Buffers<T> b = take_buffers<T>(scratch, g, weights != nullptr, par.threads());
+  const Buffers<T> b = take_buffers<T>(scratch, g, weights, par.threads());
   if (g.depthwise()) {
     const float* w = weights ? weights->depthwise.get() : b.depthwise.data();
     if (!weights) convert_filters(filters, g.groups * g.kernel_size(), b.depthwise.data());
@@ -587,78 +651,44 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
     return;
   }
   if constexpr (filters_first<T>) {
-    // Filters packed at load serve when made for the kernel this run takes.
-    const bool packed_filters =
-        weights && !weights->filters.empty() && weights->filters.isa() == gemm_isa();
-    // y[C_OUT, pixels] = W[C_OUT, patch] x X[patch, pixels]: X is read in place, y written
-    // directly, and the steps run on each channel's row.
-    const auto filter_args = [&](std::int64_t group, std::span<const EpilogueStep> own,
-                                 std::int64_t pixels, float* out, std::int64_t ldc,
-                                 const Scratch* gemm_scratch) {
-      GemmArgs<float> args;
-      args.m = g.out_channels;
-      args.n = pixels;
-      args.k = g.patch();
-      args.a = filters + group * g.out_channels * g.patch();
-      if (packed_filters) args.a_packed = weights->filters.matrix(group);
-      args.c = out;
-      args.ldc = ldc;
-      args.scratch = gemm_scratch;
-      args.epilogue.steps = own;
-      args.epilogue.steps_per_row = true;
-      return args;
-    };
-    if (shifted_rows<T>(g)) {
-      shifted_blocks(par, g, x, y, b, steps,
-                     [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
-                         const std::int64_t* in_rows, std::int64_t pixels, float* out) {
-                       const Scratch gemm_scratch = b.gemm[0];
-                       gemm_b_rows(par, filter_args(group, own, pixels, out, 0, &gemm_scratch), in,
-                                   in_rows);
-                     });
+    if (!run_filters_as_b<T>(g, weights)) {
+      filters_first_gemm(par, g, x, filters, weights, y, b, steps);
       return;
     }
-    for_each_block(par, g, x, y, b, steps,
-                   [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
-                       std::int64_t pixels, float* out) {
-                     const Scratch gemm_scratch = b.gemm[0];
-                     gemm_b_in_place(
-                         par, filter_args(group, own, pixels, out, g.out_size(), &gemm_scratch),
-                         in);
-                   });
-  } else {
-    // C[pixels, C_OUT] = X^T x W^T on the packed filters, stored transposed (channels first)
-    // and rounded to T.
-    const PackedB lent = weights ? PackedB()
-                                 : PackedB(filters, g.groups, g.patch(), g.out_channels,
-                                           /*transposed=*/true, b.packed.data(), gemm_isa(), par);
-    const PackedB& packed = weights ? weights->packed : lent;
-    for_each_block(par, g, x, y, b, steps,
-                   [&](std::int64_t group, std::span<const EpilogueStep> own, const T* in,
-                       std::int64_t pixels, T* out) {
-                     const Scratch gemm_scratch = b.gemm[0];
-                     GemmArgs<T> args;
-                     args.m = pixels;
-                     args.n = g.out_channels;
-                     args.k = g.patch();
-                     args.a = in;
-                     args.transpose_a = true;
-                     args.c = out;
-                     args.transpose_c = true;
-                     args.ldc = g.out_size();
-                     args.b_index = &group;
-                     args.scratch = &gemm_scratch;
-                     args.epilogue.steps = own;
-                     gemm(par, args, packed);
-                   });
   }
+  // C[pixels, C_OUT] = X^T x W^T on the packed filters, stored transposed (channels first) and
+  // rounded to T.
+  const bool prepared = weights && weights->packed.count() > 0;
+  const PackedB lent = prepared ? PackedB()
+                                : PackedB(filters, g.groups, g.patch(), g.out_channels,
+                                          /*transposed=*/true, b.packed.data(), gemm_isa(), par);
+  const PackedB& packed = prepared ? weights->packed : lent;
+  for_each_block(par, g, x, y, b, steps,
+                 [&](std::int64_t group, std::span<const EpilogueStep> own, const T* in,
+                     std::int64_t pixels, T* out) {
+                   const Scratch gemm_scratch = b.gemm[0];
+                   GemmArgs<T> args;
+                   args.m = pixels;
+                   args.n = g.out_channels;
+                   args.k = g.patch();
+                   args.a = in;
+                   args.transpose_a = true;
+                   args.c = out;
+                   args.transpose_c = true;
+                   args.ldc = g.out_size();
+                   args.b_index = &group;
+                   args.scratch = &gemm_scratch;
+                   args.epilogue.steps = own;
+                   gemm(par, args, packed);
+                 });
 }
 
-#define IRLITE_CONV_INSTANTIATE(T)                                                       \
-  template ConvWeights prepare_conv_weights<T>(const T*, const ConvGeometry&);           \
-  template std::size_t convolution_scratch<T>(const ConvGeometry&, bool, unsigned);      \
-  template void convolution<T>(const Parallel&, const ConvGeometry&, const T*, const T*, \
-                               const ConvWeights*, T*, const Scratch&,                   \
+#define IRLITE_CONV_INSTANTIATE(T)                                                                \
+  template bool filters_as_b<T>(const ConvGeometry&);                                             \
+  template ConvWeights prepare_conv_weights<T>(const T*, const ConvGeometry&, bool);              \
+  template std::size_t convolution_scratch<T>(const ConvGeometry&, const ConvWeights*, unsigned); \
+  template void convolution<T>(const Parallel&, const ConvGeometry&, const T*, const T*,          \
+                               const ConvWeights*, T*, const Scratch&,                            \
                                std::span<const EpilogueStep>);
 IRLITE_CONV_INSTANTIATE(float)
 IRLITE_CONV_INSTANTIATE(float16)

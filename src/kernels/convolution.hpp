@@ -58,29 +58,46 @@ struct ConvGeometry {
 };
 
 /// The filters made ready for the kernel: for the GEMM, packed as its B (one matrix per group,
-/// k = in_channels x kernel positions, n = out_channels); for the depthwise loop, as floats.
+/// k = in_channels x kernel positions, n = out_channels) or its A; for the depthwise loop, as
+/// floats.
 struct ConvWeights {
-  PackedB packed;   ///< f16 and bf16: the filters as the GEMM's B
-  PackedA filters;  ///< f32: the filters as the GEMM's A
+  PackedB packed;   ///< the filters as the GEMM's B (see filters_as_b())
+  PackedA filters;  ///< f32, filters first: the filters as the GEMM's A
   std::shared_ptr<float[]> depthwise;
 };
 
-/// Prepares filters of `geometry`'s groups and channels (the input's extents do not matter),
-/// stored [groups, out_channels, in_channels, kernel...].
-template <class T>
-ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& geometry);
+/// Output pixels per image below which an f32 GEMM takes the filters as its B: with the filters
+/// first, the pixels are the columns of the register tiles, and fewer than a tile's 16 would
+/// leave most of every tile's work unused (a 3x3 layer on a 2x2 map, a 1x1 map's matrix-vector
+/// product). Either way every sum is the same, term for term.
+inline constexpr std::int64_t kFiltersFirstMinPixels = 16;
 
-/// The scratch memory convolution() takes on `threads` threads; `prepared`: with weights from
-/// prepare_conv_weights(), else with the filters packed per call.
+/// Whether the GEMM of `geometry` on T takes the input's patches as its A and the filters as its
+/// B, storing C transposed: always on f16 and bf16; on f32 for outputs of fewer than
+/// kFiltersFirstMinPixels pixels per image.
 template <class T>
-std::size_t convolution_scratch(const ConvGeometry& geometry, bool prepared, unsigned threads);
+bool filters_as_b(const ConvGeometry& geometry);
+
+/// Prepares filters of `geometry`'s groups and channels, stored [groups, out_channels,
+/// in_channels, kernel...], for a GEMM that takes them as its B when `as_b` (filters_as_b() of
+/// the geometry the input will have), else as its A (f32 only).
+template <class T>
+ConvWeights prepare_conv_weights(const T* filters, const ConvGeometry& geometry, bool as_b);
+
+/// The scratch memory convolution() takes on `threads` threads with these `weights` from
+/// prepare_conv_weights(), or with null, the filters packed per call.
+template <class T>
+std::size_t convolution_scratch(const ConvGeometry& geometry, const ConvWeights* weights,
+                                unsigned threads);
 
 /// The most epilogue steps convolution() runs.
 inline constexpr std::size_t kMaxConvSteps = 8;
 
 /// y = x convolved with the filters, both channels first; `weights` as prepared, or null to
-/// prepare `filters` into scratch. Each output element then goes through `steps` (at most
-/// kMaxConvSteps, values indexed by output channel) in float before it is stored.
+/// prepare `filters` into scratch (on f32, weights prepared for the other side of the GEMM than
+/// filters_as_b() says are not used: the filters are then read as they are). Each output element
+/// then goes through `steps` (at most kMaxConvSteps, values indexed by output channel) in float
+/// before it is stored.
 template <class T>
 void convolution(const Parallel& par, const ConvGeometry& geometry, const T* x, const T* filters,
                  const ConvWeights* weights, T* y, const Scratch& scratch,

@@ -70,13 +70,21 @@ class ConvolutionOp final : public Op {
     const Tensor* filters = inputs[1].value;
     if (!filters || filters->size() == 0 || filters->shape().size() != filters_rank())
       return nullptr;
+    // The GEMM's side for the filters depends on the output's size: known when the data's shape
+    // is (filters_as_b() of a geometry without it takes them as A on f32).
+    ConvGeometry g = weight_geometry(filters->shape());
+    if (inputs[0].shape.is_static()) {
+      const std::vector<OutputInfo> out = infer_shapes(inputs, Phase::load);
+      if (out[0].shape.is_static())
+        g = geometry(inputs[0].shape.to_shape(), filters->shape(), out[0].shape.to_shape());
+    }
     std::shared_ptr<PreparedConvWeights> prepared;
     dispatch_numeric(filters->element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (has_kernel<T>) {
         prepared = std::make_shared<PreparedConvWeights>();
         prepared->weights =
-            prepare_conv_weights(filters->data<T>(), weight_geometry(filters->shape()));
+            prepare_conv_weights(filters->data<T>(), g, g.batch > 0 && filters_as_b<T>(g));
       }
     });
     return prepared;
@@ -84,13 +92,14 @@ class ConvolutionOp final : public Op {
 
   std::size_t scratch_bytes(std::span<const Tensor> inputs, std::span<const Tensor> outputs,
                             unsigned threads) const override {
-    return scratch(inputs, outputs, threads, false);
+    return scratch(inputs, outputs, threads, nullptr);
   }
 
   std::size_t scratch_bytes_prepared(std::span<const Tensor> inputs,
                                      std::span<const Tensor> outputs, unsigned threads,
-                                     const PreparedData&) const override {
-    return scratch(inputs, outputs, threads, true);
+                                     const PreparedData& prepared) const override {
+    const auto* weights = dynamic_cast<const PreparedConvWeights*>(&prepared);
+    return scratch(inputs, outputs, threads, weights ? &weights->weights : nullptr);
   }
 
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
@@ -221,12 +230,12 @@ class ConvolutionOp final : public Op {
   }
 
   std::size_t scratch(std::span<const Tensor> inputs, std::span<const Tensor> outputs,
-                      unsigned threads, bool prepared) const {
+                      unsigned threads, const ConvWeights* weights) const {
     const ConvGeometry g = geometry(inputs[0].shape(), inputs[1].shape(), outputs[0].shape());
     std::size_t bytes = 0;
     dispatch_numeric(inputs[0].element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (has_kernel<T>) bytes = convolution_scratch<T>(g, prepared, threads);
+      if constexpr (has_kernel<T>) bytes = convolution_scratch<T>(g, weights, threads);
     });
     return bytes;
   }
