@@ -15,12 +15,14 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <span>
 #include <type_traits>
 #include <vector>
 
 #include "core/buffer.hpp"
 #include "irlite/float16.hpp"
 #include "irlite/scratch.hpp"
+#include "kernels/fake_quantize.hpp"
 #include "kernels/gemm.hpp"
 #include "op_test_util.hpp"
 
@@ -81,6 +83,30 @@ std::vector<T> oracle(const Case& c, const std::vector<T>& a, const std::vector<
         }
         if (e.bias) acc = acc + e.bias[e.bias_per_row ? i : j];
         if (e.activation == GemmEpilogue::Activation::relu) acc = acc > 0.0f ? acc : 0.0f;
+        for (const EpilogueStep& step : e.steps) {
+          const std::int64_t at = e.steps_per_row ? i : j;
+          const float v = step.values ? step.values[at] : 0.0f;
+          switch (step.kind) {
+            case EpilogueStep::Kind::add:
+              acc = acc + v;
+              break;
+            case EpilogueStep::Kind::multiply:
+              acc = acc * v;
+              break;
+            case EpilogueStep::Kind::relu:
+              acc = acc > 0.0f ? acc : 0.0f;
+              break;
+            case EpilogueStep::Kind::prelu:
+              acc = acc < 0.0f ? acc * v : acc;
+              break;
+            case EpilogueStep::Kind::fake_quantize:
+              acc = quantize_value(
+                  acc, QuantizeLimits<float>::make(v, step.values[at + step.stride],
+                                                   step.values[at + 2 * step.stride],
+                                                   step.values[at + 3 * step.stride], step.steps));
+              break;
+          }
+        }
         out.push_back(T(acc));
       }
   }
@@ -103,7 +129,8 @@ enum class Bias { none, per_column, per_row };
 
 template <class T>
 void check_case(std::mt19937& rng, const Case& c, Bias bias_kind = Bias::none,
-                GemmEpilogue::Activation activation = GemmEpilogue::Activation::none) {
+                GemmEpilogue::Activation activation = GemmEpilogue::Activation::none,
+                std::span<const EpilogueStep> row_steps = {}) {
   CAPTURE(c.m);
   CAPTURE(c.n);
   CAPTURE(c.k);
@@ -120,6 +147,8 @@ void check_case(std::mt19937& rng, const Case& c, Bias bias_kind = Bias::none,
   std::vector<float> bias;
   GemmEpilogue epilogue;
   epilogue.activation = activation;
+  epilogue.steps = row_steps;
+  epilogue.steps_per_row = true;
   if (bias_kind != Bias::none) {
     epilogue.bias_per_row = bias_kind == Bias::per_row;
     bias = random_values<float>(rng, epilogue.bias_per_row ? c.m : c.n);
@@ -220,6 +249,42 @@ TEST_CASE("GEMM against a plain loop over k: batches, 16-bit floats, epilogue, e
   check_case<bfloat16>(rng, {.m = 16, .n = 70, .k = 9}, Bias::per_row, relu);
   check_case<float>(rng, {.m = 3, .n = 33, .k = 0}, Bias::none, relu);
   check_case<float>(rng, {.m = 40, .n = 33, .k = 0}, Bias::per_column);
+}
+
+TEST_CASE("GEMM: per-row steps, run by the register tiles or on the finished block") {
+  // Add, multiply, relu and prelu run on the sums in the tiles of the last k block; with a
+  // FakeQuantize among them every step runs on the block after. Either way each element takes
+  // the steps' float operations in order.
+  std::mt19937 rng(9);
+  const std::int64_t m = 40;
+  const std::vector<float> add = random_values<float>(rng, m);
+  const std::vector<float> scale = random_values<float>(rng, m);
+  const std::vector<float> slope = random_values<float>(rng, m);
+  std::vector<float> limits(static_cast<std::size_t>(4 * m));
+  for (std::int64_t i = 0; i < m; ++i) {
+    limits[static_cast<std::size_t>(i)] = -0.5f;          // input_low
+    limits[static_cast<std::size_t>(m + i)] = 0.75f;      // input_high
+    limits[static_cast<std::size_t>(2 * m + i)] = -1.0f;  // output_low
+    limits[static_cast<std::size_t>(3 * m + i)] = 1.0f;   // output_high
+  }
+  using Kind = EpilogueStep::Kind;
+  std::vector<EpilogueStep> in_tiles = {
+      {Kind::add, add.data()},
+      {Kind::prelu, slope.data()},
+      {Kind::multiply, scale.data()},
+      {Kind::relu, nullptr},
+  };
+  std::vector<EpilogueStep> after = in_tiles;
+  after.insert(after.begin() + 2, {Kind::fake_quantize, limits.data(), m, 255.0f});
+  for (const auto* steps : {&in_tiles, &after}) {
+    CAPTURE(steps->size());
+    using enum GemmEpilogue::Activation;
+    // Several k blocks, a partial panel and sliver, one sliver, and no k at all.
+    check_case<float>(rng, {.m = m, .n = 50, .k = 300}, Bias::none, none, *steps);
+    check_case<float>(rng, {.m = 37, .n = 21, .k = 7}, Bias::none, none, *steps);
+    check_case<float>(rng, {.m = 5, .n = 16, .k = 64, .ta = true}, Bias::none, none, *steps);
+    check_case<float>(rng, {.m = 9, .n = 3, .k = 0}, Bias::none, none, *steps);
+  }
 }
 
 TEST_CASE("GEMM: a large product gives the same bits on every thread count") {

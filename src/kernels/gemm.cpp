@@ -47,7 +47,7 @@ constexpr std::int64_t kMrGeneric = 6, kNrGeneric = 16;
 
 template <int R>
 void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                  float* c, std::int64_t ldc, bool accumulate) {
+                  float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
   using V = simd::vec<float>;
   constexpr std::int64_t L = simd::lanes<float>;
   V lo[R], hi[R];
@@ -66,6 +66,34 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
     ap += kMrGeneric;
     bp += b_stride;
   }
+  for (std::int64_t s = 0; steps && s < steps->count; ++s) {
+    const EpilogueStep& step = steps->steps[s];
+    const V zero{};
+    for (int r = 0; r < R; ++r) {
+      const float v = step.kind == EpilogueStep::Kind::relu ? 0.0f : step.values[steps->row + r];
+      const V x = simd::broadcast(v);
+      switch (step.kind) {
+        case EpilogueStep::Kind::add:
+          lo[r] = lo[r] + x;
+          hi[r] = hi[r] + x;
+          break;
+        case EpilogueStep::Kind::multiply:
+          lo[r] = lo[r] * x;
+          hi[r] = hi[r] * x;
+          break;
+        case EpilogueStep::Kind::relu:
+          lo[r] = lo[r] > zero ? lo[r] : zero;
+          hi[r] = hi[r] > zero ? hi[r] : zero;
+          break;
+        case EpilogueStep::Kind::prelu:
+          lo[r] = lo[r] < zero ? lo[r] * x : lo[r];
+          hi[r] = hi[r] < zero ? hi[r] * x : hi[r];
+          break;
+        case EpilogueStep::Kind::fake_quantize:
+          break;
+      }
+    }
+  }
   for (int r = 0; r < R; ++r) {
     simd::store(c + r * ldc, lo[r]);
     simd::store(c + r * ldc + L, hi[r]);
@@ -73,20 +101,21 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
 }
 
 void generic_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                  std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate) {
+                  std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
+                  const TileSteps* steps) {
   switch (rows) {
     case 1:
-      return generic_rows<1>(kc, ap, bp, b_stride, c, ldc, accumulate);
+      return generic_rows<1>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
     case 2:
-      return generic_rows<2>(kc, ap, bp, b_stride, c, ldc, accumulate);
+      return generic_rows<2>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
     case 3:
-      return generic_rows<3>(kc, ap, bp, b_stride, c, ldc, accumulate);
+      return generic_rows<3>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
     case 4:
-      return generic_rows<4>(kc, ap, bp, b_stride, c, ldc, accumulate);
+      return generic_rows<4>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
     case 5:
-      return generic_rows<5>(kc, ap, bp, b_stride, c, ldc, accumulate);
+      return generic_rows<5>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
     default:
-      return generic_rows<6>(kc, ap, bp, b_stride, c, ldc, accumulate);
+      return generic_rows<6>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
   }
 }
 
@@ -307,6 +336,12 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
   sizes.tile = mr * nr;
   sizes.edge = bsrc.raw ? kc_max * block_cols : 0;
   sizes.cbuf = direct ? 0 : block_rows * block_cols;
+  // An epilogue of per-row steps the tiles run runs in the tiles of the last k block, on the
+  // sums in registers; any other, on each finished block of C.
+  const GemmEpilogue& e = args.epilogue;
+  const bool tile_steps = k > 0 && !e.steps.empty() && e.steps_per_row && !e.bias &&
+                          e.activation == GemmEpilogue::Activation::none &&
+                          std::all_of(e.steps.begin(), e.steps.end(), tile_runs);
   const std::size_t grain =
       static_cast<std::size_t>(std::max<std::int64_t>(1, kGrainFlops / task_flops));
   // Lent buffers: one piece, a share per chunk of the split (at most one per thread).
@@ -395,26 +430,30 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                           bp = edge;
                         }
                         float* cp = c + (p - p_first) * nr;
+                        const bool last_block = p0 + kc == k;
                         for (std::int64_t s = 0; s * mr < rows; ++s) {
                           const std::int64_t tr = std::min(mr, rows - s * mr);
                           float* ct = cp + s * mr * ldc;
                           const float* as = a_block + s * mr * kc;
+                          const TileSteps row_steps{e.steps.data(),
+                                                    static_cast<std::int64_t>(e.steps.size()),
+                                                    i0 + s * mr};
+                          const TileSteps* steps = tile_steps && last_block ? &row_steps : nullptr;
                           if (pc == nr) {
-                            kr.tile(tr, kc, as, bp, b_stride, ct, ldc, accumulate);
+                            kr.tile(tr, kc, as, bp, b_stride, ct, ldc, accumulate, steps);
                           } else {
                             // A panel past n: the tile goes through a full-width copy.
                             if (accumulate)
                               for (std::int64_t r = 0; r < tr; ++r)
                                 std::copy_n(ct + r * ldc, pc, tile + r * nr);
-                            kr.tile(tr, kc, as, bp, b_stride, tile, nr, accumulate);
+                            kr.tile(tr, kc, as, bp, b_stride, tile, nr, accumulate, steps);
                             for (std::int64_t r = 0; r < tr; ++r)
                               std::copy_n(tile + r * nr, pc, ct + r * ldc);
                           }
                         }
                       }
                     }
-                    if (!args.epilogue.empty())
-                      apply_epilogue(args.epilogue, c, ldc, i0, rows, j0, cols);
+                    if (!e.empty() && !tile_steps) apply_epilogue(e, c, ldc, i0, rows, j0, cols);
                     if (direct) continue;
                     if (args.transpose_c) {
                       for (std::int64_t j = 0; j < cols; ++j) {

@@ -8,11 +8,26 @@
 
 namespace irlite::gemm_detail {
 
+/// Steps a tile runs on its finished sums before it stores them, each a value per row of C (a
+/// convolution's output channel): add, multiply, relu or prelu (EpilogueStep), with the same
+/// float operations as apply_row_steps(). Tile row r takes steps[s].values[row + r].
+struct TileSteps {
+  const EpilogueStep* steps = nullptr;
+  std::int64_t count = 0;
+  std::int64_t row = 0;
+};
+
+/// Whether a tile can run `step` (FakeQuantize runs after, on the stored block).
+inline bool tile_runs(const EpilogueStep& step) {
+  return step.kind != EpilogueStep::Kind::fake_quantize;
+}
+
 /// c[r * ldc + j] = sum over q < kc of ap[q * mr + r] * bp[q * b_stride + j], for r < rows and
 /// j < nr, the sum continuing from the c already there when `accumulate`, from zero otherwise;
-/// q in increasing order.
+/// q in increasing order; then, when `steps` is not null, the steps on each sum.
 using TileFn = void (*)(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                        std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate);
+                        std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
+                        const TileSteps* steps);
 
 struct Kernel {
   std::int64_t mr = 0;  ///< rows of the register tile: A is packed in slivers of mr rows

@@ -25,10 +25,95 @@ namespace {
 constexpr std::int64_t kMr512 = 14, kNr512 = 32;
 constexpr std::int64_t kMr256 = 6, kNr256 = 16;
 
+/// The steps on a tile's sums, held in registers (see TileSteps).
+template <int R>
+IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 (&lo)[R],
+                                                                         __m512 (&hi)[R],
+                                                                         const TileSteps& t) {
+  const __m512 zero = _mm512_setzero_ps();
+  for (std::int64_t s = 0; s < t.count; ++s) {
+    const EpilogueStep& step = t.steps[s];
+    if (step.kind == EpilogueStep::Kind::relu) {
+      // max(x, 0) gives its second operand for a NaN and for two zeros: 0, as x > 0 ? x : 0.
+      // (Masked with every lane set: the plain form starts from an undefined value, which GCC
+      // 12 takes for an uninitialized one.)
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        lo[r] = _mm512_maskz_max_ps(0xFFFF, lo[r], zero);
+        hi[r] = _mm512_maskz_max_ps(0xFFFF, hi[r], zero);
+      }
+      continue;
+    }
+    const float* v = step.values + t.row;
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_set1_ps(v[r]);
+      switch (step.kind) {
+        case EpilogueStep::Kind::add:
+          lo[r] = _mm512_add_ps(lo[r], x);
+          hi[r] = _mm512_add_ps(hi[r], x);
+          break;
+        case EpilogueStep::Kind::multiply:
+          lo[r] = _mm512_mul_ps(lo[r], x);
+          hi[r] = _mm512_mul_ps(hi[r], x);
+          break;
+        case EpilogueStep::Kind::prelu:
+          lo[r] = _mm512_mask_mul_ps(lo[r], _mm512_cmp_ps_mask(lo[r], zero, _CMP_LT_OQ), lo[r], x);
+          hi[r] = _mm512_mask_mul_ps(hi[r], _mm512_cmp_ps_mask(hi[r], zero, _CMP_LT_OQ), hi[r], x);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
+template <int R>
+IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&lo)[R],
+                                                                       __m256 (&hi)[R],
+                                                                       const TileSteps& t) {
+  const __m256 zero = _mm256_setzero_ps();
+  for (std::int64_t s = 0; s < t.count; ++s) {
+    const EpilogueStep& step = t.steps[s];
+    if (step.kind == EpilogueStep::Kind::relu) {
+      // max(x, 0) gives its second operand for a NaN and for two zeros: 0, as x > 0 ? x : 0.
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        lo[r] = _mm256_max_ps(lo[r], zero);
+        hi[r] = _mm256_max_ps(hi[r], zero);
+      }
+      continue;
+    }
+    const float* v = step.values + t.row;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 x = _mm256_set1_ps(v[r]);
+      switch (step.kind) {
+        case EpilogueStep::Kind::add:
+          lo[r] = _mm256_add_ps(lo[r], x);
+          hi[r] = _mm256_add_ps(hi[r], x);
+          break;
+        case EpilogueStep::Kind::multiply:
+          lo[r] = _mm256_mul_ps(lo[r], x);
+          hi[r] = _mm256_mul_ps(hi[r], x);
+          break;
+        case EpilogueStep::Kind::prelu:
+          lo[r] = _mm256_blendv_ps(lo[r], _mm256_mul_ps(lo[r], x),
+                                   _mm256_cmp_ps(lo[r], zero, _CMP_LT_OQ));
+          hi[r] = _mm256_blendv_ps(hi[r], _mm256_mul_ps(hi[r], x),
+                                   _mm256_cmp_ps(hi[r], zero, _CMP_LT_OQ));
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
 template <int R>
 IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float* bp,
                                   std::int64_t b_stride, float* c, std::int64_t ldc,
-                                  bool accumulate) {
+                                  bool accumulate, const TileSteps* steps) {
   __m512 lo[R], hi[R];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
@@ -47,6 +132,7 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
     ap += kMr512;
     bp += b_stride;
   }
+  if (steps) steps512<R>(lo, hi, *steps);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     _mm512_storeu_ps(c + r * ldc, lo[r]);
@@ -56,8 +142,8 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
 
 template <int R>
 IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* bp,
-                                std::int64_t b_stride, float* c, std::int64_t ldc,
-                                bool accumulate) {
+                                std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
+                                const TileSteps* steps) {
   __m256 lo[R], hi[R];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
@@ -76,6 +162,7 @@ IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* b
     ap += kMr256;
     bp += b_stride;
   }
+  if (steps) steps256<R>(lo, hi, *steps);
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     _mm256_storeu_ps(c + r * ldc, lo[r]);
@@ -88,35 +175,37 @@ IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* b
 template <template <int> class F, int... R>
 void dispatch_rows(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
                    std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
-                   std::integer_sequence<int, R...>) {
-  ((rows == R + 1 ? F<R + 1>::run(kc, ap, bp, b_stride, c, ldc, accumulate) : void()), ...);
+                   const TileSteps* steps, std::integer_sequence<int, R...>) {
+  ((rows == R + 1 ? F<R + 1>::run(kc, ap, bp, b_stride, c, ldc, accumulate, steps) : void()), ...);
 }
 
 template <int R>
 struct Tile512 {
   static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                  float* c, std::int64_t ldc, bool accumulate) {
-    tile512<R>(kc, ap, bp, b_stride, c, ldc, accumulate);
+                  float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+    tile512<R>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
   }
 };
 
 template <int R>
 struct Tile256 {
   static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                  float* c, std::int64_t ldc, bool accumulate) {
-    tile256<R>(kc, ap, bp, b_stride, c, ldc, accumulate);
+                  float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+    tile256<R>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
   }
 };
 
 void avx512_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                 std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate) {
-  dispatch_rows<Tile512>(rows, kc, ap, bp, b_stride, c, ldc, accumulate,
+                 std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
+                 const TileSteps* steps) {
+  dispatch_rows<Tile512>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
                          std::make_integer_sequence<int, kMr512>{});
 }
 
 void avx2_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-               std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate) {
-  dispatch_rows<Tile256>(rows, kc, ap, bp, b_stride, c, ldc, accumulate,
+               std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
+               const TileSteps* steps) {
+  dispatch_rows<Tile256>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
                          std::make_integer_sequence<int, kMr256>{});
 }
 
