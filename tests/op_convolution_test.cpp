@@ -520,6 +520,7 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
   grouped.grouped = true;
   const Geometry geometries[] = {
       {conv2d(1, 0), {2, 40, 17, 19}, {70, 40, 1, 1}},  // pointwise
+      {conv2d(1, 0), {1, 24, 9, 40}, {150, 24, 1, 1}},  // pointwise, B's blocks reused
       {conv2d(2, 1), {1, 16, 33, 31}, {40, 16, 3, 3}},  // im2col
       {conv2d(2, 1), {1, 64, 80, 80}, {24, 64, 3, 3}},  // im2col in several blocks
       {conv2d(1, 1), {1, 8, 130, 40}, {64, 8, 3, 3}},   // shifted rows in several blocks

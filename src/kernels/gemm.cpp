@@ -364,6 +364,10 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                   float* const tile = ap + sizes.ap;
                   float* const edge = tile + sizes.tile;
                   float* const cbuf = edge + sizes.edge;
+                  // The block of a raw B that `edge` holds packed, as b_matrix * col_blocks +
+                  // col_block, when B has a single k block (else -1): the chunk's next task of
+                  // the same column block, on the next rows, finds it there.
+                  std::int64_t held = -1;
                   for (std::size_t t = first; t < last; ++t) {
                     const auto task = static_cast<std::int64_t>(t);
                     const std::int64_t batch = task / per_matrix;
@@ -406,12 +410,14 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                       // apart); read by one sliver, B's rows are read once, where they are,
                       // when they are evenly spaced.
                       const bool pack_block = bsrc.raw && (rows > mr || bsrc.raw_rows);
-                      if (pack_block) {
+                      const std::int64_t block_id = b_matrix * g.col_blocks + col_block;
+                      if (pack_block && !(k <= kKc && held == block_id)) {
                         const float* b0 = bsrc.raw + b_matrix * bsrc.raw_matrix + j0;
                         if (bsrc.raw_rows)
                           pack_b_block(b0, bsrc.raw_rows + p0, 0, kc, cols, nr, edge);
                         else
                           pack_b_block(b0 + p0 * n, nullptr, n, kc, cols, nr, edge);
+                        held = k <= kKc ? block_id : -1;
                       }
                       for (std::int64_t p = p_first; p < p_end; ++p) {
                         const std::int64_t pc = std::min(nr, n - p * nr);
@@ -427,6 +433,7 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                         } else {
                           pack_b_panel(bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n, kc, n, false,
                                        p * nr, nr, edge);
+                          held = -1;
                           bp = edge;
                         }
                         float* cp = c + (p - p_first) * nr;
