@@ -336,12 +336,18 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
   sizes.tile = mr * nr;
   sizes.edge = bsrc.raw ? kc_max * block_cols : 0;
   sizes.cbuf = direct ? 0 : block_rows * block_cols;
-  // An epilogue of per-row steps the tiles run runs in the tiles of the last k block, on the
-  // sums in registers; any other, on each finished block of C.
+  // Per-row steps the tiles run, up to the first they do not (a FakeQuantize), run in the
+  // tiles of the last k block, on the sums in registers; the rest of the epilogue, on each
+  // finished block of C.
   const GemmEpilogue& e = args.epilogue;
-  const bool tile_steps = k > 0 && !e.steps.empty() && e.steps_per_row && !e.bias &&
-                          e.activation == GemmEpilogue::Activation::none &&
-                          std::all_of(e.steps.begin(), e.steps.end(), tile_runs);
+  const bool rows_only =
+      k > 0 && e.steps_per_row && !e.bias && e.activation == GemmEpilogue::Activation::none;
+  const auto tile_count = static_cast<std::size_t>(
+      rows_only ? std::find_if_not(e.steps.begin(), e.steps.end(), tile_runs) - e.steps.begin()
+                : 0);
+  const bool tile_steps = tile_count > 0;
+  GemmEpilogue after = e;
+  after.steps = e.steps.subspan(tile_count);
   const std::size_t grain =
       static_cast<std::size_t>(std::max<std::int64_t>(1, kGrainFlops / task_flops));
   // Lent buffers: one piece, a share per chunk of the split (at most one per thread).
@@ -442,9 +448,8 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                           const std::int64_t tr = std::min(mr, rows - s * mr);
                           float* ct = cp + s * mr * ldc;
                           const float* as = a_block + s * mr * kc;
-                          const TileSteps row_steps{e.steps.data(),
-                                                    static_cast<std::int64_t>(e.steps.size()),
-                                                    i0 + s * mr};
+                          const TileSteps row_steps{
+                              e.steps.data(), static_cast<std::int64_t>(tile_count), i0 + s * mr};
                           const TileSteps* steps = tile_steps && last_block ? &row_steps : nullptr;
                           if (pc == nr) {
                             kr.tile(tr, kc, as, bp, b_stride, ct, ldc, accumulate, steps);
@@ -460,7 +465,7 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                         }
                       }
                     }
-                    if (!e.empty() && !tile_steps) apply_epilogue(e, c, ldc, i0, rows, j0, cols);
+                    if (!after.empty()) apply_epilogue(after, c, ldc, i0, rows, j0, cols);
                     if (direct) continue;
                     if (args.transpose_c) {
                       for (std::int64_t j = 0; j < cols; ++j) {
@@ -491,6 +496,9 @@ const Kernel& kernel(GemmIsa isa) {
 }  // namespace gemm_detail
 
 namespace {
+
+/// FakeQuantize's elements per block of the epilogue's loop.
+inline constexpr std::int64_t kQuantizeBlock = 64;
 
 /// Runs `steps` on `rows` rows of `count` elements (row stride ld), row r's elements all of
 /// column (channel) column + r: every step on a row while it is in L1, then the next row.
@@ -534,6 +542,12 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
           const auto q =
               QuantizeLimits<float>::make(limits[0], limits[step.stride], limits[2 * step.stride],
                                           limits[3 * step.stride], step.steps);
+          // Blocks of a fixed length, as unary_loop's, so that the loop vectorises.
+          for (; i + kQuantizeBlock <= count; i += kQuantizeBlock) {
+            float* const block = row + i;
+            for (std::int64_t j = 0; j < kQuantizeBlock; ++j)
+              block[j] = quantize_value(block[j], q);
+          }
           for (; i < count; ++i) row[i] = quantize_value(row[i], q);
           break;
         }
