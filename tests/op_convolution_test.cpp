@@ -391,7 +391,7 @@ TEST_CASE("Convolution and GroupConvolution on small cases worked out by hand") 
   }
   // Depthwise 3x3 with pads 1 and an infinite right tap, on rows of ones: the tap skips the
   // padding (each row's last column is 2, not inf x 0 = NaN) and adds inf everywhere else. (The
-  // depthwise loop; the im2col path multiplies padding zeros.)
+  // depthwise loop; the GEMM paths multiply padding zeros.)
   {
     Conv c = conv2d(1, 1);
     c.grouped = true;
@@ -484,12 +484,12 @@ TEST_CASE("Convolution and GroupConvolution match a plain loop on random geometr
 
 TEST_CASE("Convolution over many output rows works a block of rows at a time") {
   std::mt19937 rng(7);
-  SUBCASE("im2col (stride 2)") {
-    // 64 channels under a 3x3 kernel, 64 pixels a row: a row of patches is 147 KiB of f32, so
-    // a block holds 7 of the 64 rows and the last block is short.
+  SUBCASE("im2col (bf16)") {
+    // 64 channels under a 3x3 kernel, 64 pixels a row: a row of patches is 72 KiB of bf16, so
+    // a block holds 14 of the 64 rows and the last block is short.
     const Conv c = conv2d(2, 1);
-    const Tensor x = random_tensor(rng, ElementType::f32, {1, 64, 128, 128});
-    const Tensor w = random_tensor(rng, ElementType::f32, {5, 64, 3, 3});
+    const Tensor x = random_tensor(rng, ElementType::bf16, {1, 64, 128, 128});
+    const Tensor w = random_tensor(rng, ElementType::bf16, {5, 64, 3, 3});
     OpTester t = c.tester();
     t.input_parameter("x", x);
     t.input_const("w", w);
@@ -500,6 +500,17 @@ TEST_CASE("Convolution over many output rows works a block of rows at a time") {
     // so a block holds 97 of the 130 rows and the last block is short.
     const Conv c = conv2d(1, 1);
     const Tensor x = random_tensor(rng, ElementType::f32, {1, 8, 130, 40});
+    const Tensor w = random_tensor(rng, ElementType::f32, {64, 8, 3, 3});
+    OpTester t = c.tester();
+    t.input_parameter("x", x);
+    t.input_const("w", w);
+    check_close(c, x, w, t.run()[0]);
+  }
+  SUBCASE("shifted rows (stride 2, in phases)") {
+    // 130 x 40 outputs; a phase's rows are 41 wide (the last kernel column reaches one further),
+    // so 64 channels make 10.3 KiB a row, a block holds 99 of the 130 rows.
+    const Conv c = conv2d(2, 1);
+    const Tensor x = random_tensor(rng, ElementType::f32, {1, 8, 260, 80});
     const Tensor w = random_tensor(rng, ElementType::f32, {64, 8, 3, 3});
     OpTester t = c.tester();
     t.input_parameter("x", x);
@@ -521,8 +532,9 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
   const Geometry geometries[] = {
       {conv2d(1, 0), {2, 40, 17, 19}, {70, 40, 1, 1}},  // pointwise
       {conv2d(1, 0), {1, 24, 9, 40}, {150, 24, 1, 1}},  // pointwise, B's blocks reused
-      {conv2d(2, 1), {1, 16, 33, 31}, {40, 16, 3, 3}},  // im2col
-      {conv2d(2, 1), {1, 64, 80, 80}, {24, 64, 3, 3}},  // im2col in several blocks
+      {conv2d(2, 1), {1, 16, 33, 31}, {40, 16, 3, 3}},  // stride 2: phases (f32), im2col
+      {conv2d(2, 1), {1, 64, 80, 80}, {24, 64, 3, 3}},  // the same in several blocks
+      {conv2d(3, 2), {1, 6, 31, 29}, {9, 6, 5, 5}},     // stride 3
       {conv2d(1, 1), {1, 8, 130, 40}, {64, 8, 3, 3}},   // shifted rows in several blocks
       {conv2d(1, 2), {1, 5, 9, 11}, {7, 5, 5, 3}},      // shifted rows, one short block
       {conv2d(1, 0), {2, 24, 4, 5}, {40, 24, 3, 3}},    // 6 pixels: filters as B on f32

@@ -163,32 +163,44 @@ bool run_filters_as_b(const ConvGeometry& g, const ConvWeights* weights) {
   return filters_as_b<T>(g) && (!weights || weights->filters.empty());
 }
 
-/// A stride-1 convolution over one or two spatial axes runs without im2col ("shifted rows"): an
-/// image group's input is copied once, zero-padded, into planes of height x width per channel,
-/// the input's (0, 0) at (top, left). The GEMM's B row for (channel c, kernel position kh, kw)
-/// is then that copy read from (c * height + kh * dilation) * width + kw * dilation on: its
-/// element oh * width + ow is the input under that kernel position for output (oh, ow). The GEMM
-/// makes these "wide" rows of `width` outputs; the columns from out[2] on are dropped when a
-/// block of them is copied out. Every sum is the im2col GEMM's, term for term.
+/// An f32 convolution over one or two spatial axes runs without im2col ("shifted rows"). An
+/// image group's input is copied once, zero-padded: the padded input's (0, 0) is the input's
+/// (-top, -left), and its row R, column C goes to phase (R % stride_h, C % stride_w) of its
+/// channel, at (R / stride_h, C / stride_w) of that phase's height x width plane. Output (oh, ow)
+/// reads the padded input at (oh * stride_h + kh * dilation_h, ow * stride_w + kw * dilation_w):
+/// in one phase, at (oh + kh * dilation_h / stride_h, ow + kw * dilation_w / stride_w). So the
+/// GEMM's B row for (channel, kh, kw) is that phase read from one offset on, its element
+/// oh * width + ow serving output (oh, ow). The GEMM makes these "wide" rows of `width`
+/// outputs; the columns from out[2] on are dropped when a block of them is copied out. Every sum
+/// is the im2col GEMM's, term for term. With stride 1 there is one phase: the padded input.
 struct ShiftedLayout {
-  std::int64_t height = 0, width = 0, top = 0, left = 0;
+  std::int64_t stride_h = 1, stride_w = 1;
+  std::int64_t height = 0, width = 0;  ///< of a phase's plane
+  std::int64_t top = 0, left = 0;
   std::int64_t plane() const { return height * width; }
+  /// The floats of one channel: its phases' planes, one after another.
+  std::int64_t channel() const { return stride_h * stride_w * plane(); }
 };
 
 template <class T>
 bool shifted_rows(const ConvGeometry& g, const ConvWeights* weights) {
   return !run_filters_as_b<T>(g, weights) && !g.pointwise() && g.in[0] == 1 && g.out[0] == 1 &&
-         g.kernel[0] == 1 && g.pad_begin[0] == 0 && g.stride[1] == 1 && g.stride[2] == 1 &&
-         g.pad_begin[1] >= 0 && g.pad_begin[2] >= 0;
+         g.kernel[0] == 1 && g.pad_begin[0] == 0 && g.pad_begin[1] >= 0 && g.pad_begin[2] >= 0;
 }
 
 ShiftedLayout shifted_layout(const ConvGeometry& g) {
   ShiftedLayout s;
+  s.stride_h = g.stride[1];
+  s.stride_w = g.stride[2];
   s.top = g.pad_begin[1];
   s.left = g.pad_begin[2];
-  // Output (oh, ow) reads up to row oh + (kernel - 1) * dilation of the padded input.
-  s.height = std::max(s.top + g.in[1], g.out[1] + (g.kernel[1] - 1) * g.dilation[1]);
-  s.width = std::max(s.left + g.in[2], g.out[2] + (g.kernel[2] - 1) * g.dilation[2]);
+  // Large enough for the reads (the last output's, at the last kernel position) and for the
+  // whole input.
+  const auto up = [](std::int64_t x, std::int64_t d) { return (x + d - 1) / d; };
+  s.height = std::max(g.out[1] + (g.kernel[1] - 1) * g.dilation[1] / s.stride_h,
+                      up(s.top + g.in[1], s.stride_h));
+  s.width = std::max(g.out[2] + (g.kernel[2] - 1) * g.dilation[2] / s.stride_w,
+                     up(s.left + g.in[2], s.stride_w));
   return s;
 }
 
@@ -239,7 +251,7 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, const ConvWeigh
   if (shifted_rows<T>(g, weights)) {
     const ShiftedLayout layout = shifted_layout(g);
     pixels = shifted_rows_per_block(g, layout) * layout.width;
-    b.padded = s.take<float>(static_cast<std::size_t>(g.in_channels * layout.plane()));
+    b.padded = s.take<float>(static_cast<std::size_t>(g.in_channels * layout.channel()));
     b.row_offsets = s.take<std::int64_t>(static_cast<std::size_t>(g.patch()));
     b.wide = s.take<float>(static_cast<std::size_t>(g.out_channels * pixels));
   } else if (!g.pointwise()) {
@@ -487,28 +499,53 @@ void for_each_block(const Parallel& par, const ConvGeometry& g, const T* x, T* y
     }
 }
 
-/// Copies the `g.in_channels` channels of `x` into `padded`, each zero-padded to the layout's
-/// plane.
+/// Copies the `g.in_channels` channels of `x` into `padded` as the layout holds them: padded
+/// with zeros and, for strides above 1, split into phases.
 void pad_input(const Parallel& par, const ConvGeometry& g, const ShiftedLayout& s, const float* x,
                float* padded) {
   const std::int64_t ih = g.in[1], iw = g.in[2];
-  par.for_range(static_cast<std::size_t>(g.in_channels),
-                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / s.plane())),
-                [&](std::size_t first, std::size_t last, std::size_t) {
-                  for (auto c = static_cast<std::int64_t>(first);
-                       c < static_cast<std::int64_t>(last); ++c) {
-                    float* const dst = padded + c * s.plane();
-                    const float* const src = x + c * g.in_size();
-                    std::fill_n(dst, s.top * s.width, 0.0f);
-                    for (std::int64_t r = 0; r < ih; ++r) {
-                      float* const row = dst + (s.top + r) * s.width;
-                      std::fill_n(row, s.left, 0.0f);
-                      std::copy_n(src + r * iw, iw, row + s.left);
-                      std::fill(row + s.left + iw, row + s.width, 0.0f);
-                    }
-                    std::fill(dst + (s.top + ih) * s.width, dst + s.plane(), 0.0f);
-                  }
-                });
+  const std::int64_t plane = s.plane();
+  par.for_range(
+      static_cast<std::size_t>(g.in_channels),
+      static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / s.channel())),
+      [&](std::size_t first, std::size_t last, std::size_t) {
+        for (auto c = static_cast<std::int64_t>(first); c < static_cast<std::int64_t>(last); ++c) {
+          float* const dst = padded + c * s.channel();
+          const float* const src = x + c * g.in_size();
+          if (s.stride_h == 1 && s.stride_w == 1) {
+            // One phase: zeros around the rows, written once.
+            std::fill_n(dst, s.top * s.width, 0.0f);
+            for (std::int64_t r = 0; r < ih; ++r) {
+              float* const row = dst + (s.top + r) * s.width;
+              std::fill_n(row, s.left, 0.0f);
+              std::copy_n(src + r * iw, iw, row + s.left);
+              std::fill(row + s.left + iw, row + s.width, 0.0f);
+            }
+            std::fill(dst + (s.top + ih) * s.width, dst + plane, 0.0f);
+            continue;
+          }
+          std::fill_n(dst, s.channel(), 0.0f);
+          for (std::int64_t r = 0; r < ih; ++r) {
+            const std::int64_t row = s.top + r;
+            // Padded column C of this row is at phase C % stride_w, C / stride_w of `base`.
+            float* const base =
+                dst + (row % s.stride_h * s.stride_w) * plane + row / s.stride_h * s.width;
+            const float* const in = src + r * iw;
+            if (s.stride_w == 1) {
+              std::copy_n(in, iw, base + s.left);
+            } else if (s.stride_w == 2) {
+              const std::int64_t odd = s.left % 2;
+              split_even_odd(in, iw, base + odd * plane + s.left / 2,
+                             base + (1 - odd) * plane + (s.left + 1) / 2);
+            } else {
+              for (std::int64_t i = 0; i < iw; ++i) {
+                const std::int64_t col = s.left + i;
+                base[col % s.stride_w * plane + col / s.stride_w] = in[i];
+              }
+            }
+          }
+        }
+      });
 }
 
 /// The shifted-rows convolution (see ShiftedLayout), for each image and group: the input padded
@@ -523,9 +560,13 @@ void shifted_blocks(const Parallel& par, const ConvGeometry& g, const float* x, 
   const std::int64_t kh = g.kernel[1], kw = g.kernel[2];
   for (std::int64_t c = 0; c < g.in_channels; ++c)
     for (std::int64_t i = 0; i < kh; ++i)
-      for (std::int64_t j = 0; j < kw; ++j)
+      for (std::int64_t j = 0; j < kw; ++j) {
+        // Kernel position (i, j) reads padded row oh * stride_h + di, column ow * stride_w + dj.
+        const std::int64_t di = i * g.dilation[1], dj = j * g.dilation[2];
+        const std::int64_t phase = di % s.stride_h * s.stride_w + dj % s.stride_w;
         b.row_offsets[static_cast<std::size_t>((c * kh + i) * kw + j)] =
-            c * s.plane() + i * g.dilation[1] * s.width + j * g.dilation[2];
+            c * s.channel() + phase * s.plane() + di / s.stride_h * s.width + dj / s.stride_w;
+      }
   const std::int64_t out_size = g.out_size(), oh = g.out[1], ow = g.out[2];
   const std::int64_t block = shifted_rows_per_block(g, s);
   const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);

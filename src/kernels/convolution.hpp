@@ -5,10 +5,11 @@
 // Four kernels, chosen by the geometry:
 // - pointwise (a 1x1 kernel, stride 1, no padding): per image and group, the output is one
 //   GEMM, out[C_OUT, HW] = W[C_OUT, C_IN] x X[C_IN, HW], with X read in place;
-// - shifted rows (f32, stride 1, one or two spatial axes): the input is copied once, zero-padded,
-//   and the GEMM reads each kernel position's row of B from that copy, shifted; it computes
-//   rows as wide as the padded input, a block of output rows at a time, and the block is copied
-//   out without the extra columns (no im2col);
+// - shifted rows (f32, one or two spatial axes): the input is copied once, zero-padded and, for
+//   strides above 1, split into phases (row % stride, column % stride), and the GEMM reads each
+//   kernel position's row of B from that copy, shifted; it computes rows a little wider than
+//   the output, a block of output rows at a time, and the block is copied out without the
+//   extra columns (no im2col);
 // - general: the patches under the kernel are copied (im2col) into scratch, a block of output
 //   rows at a time so that the copy stays near kColumnBytes, and each block is one GEMM;
 // - depthwise (a GroupConvolution with one input and one output channel per group): a direct
