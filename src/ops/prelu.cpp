@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <type_traits>
 
 #include "kernels/element.hpp"
@@ -32,7 +34,17 @@ struct PReluFn {
     } else {
       using C = compute_t<T>;
       const auto v = static_cast<C>(x);
-      return v < C(0) ? static_cast<T>(v * static_cast<C>(slope)) : x;
+      if constexpr (std::is_same_v<T, C>) {
+        // The product made for every element and one of the two chosen by a bit mask: this
+        // vectorises, where the compiler otherwise branches on the sign (mispredicted on half
+        // of real activations) so as not to multiply speculatively.
+        using U = std::conditional_t<sizeof(C) == 4, std::uint32_t, std::uint64_t>;
+        const U negative = U{0} - static_cast<U>(v < C(0));
+        return std::bit_cast<C>((std::bit_cast<U>(v * slope) & negative) |
+                                (std::bit_cast<U>(v) & ~negative));
+      } else {
+        return v < C(0) ? static_cast<T>(v * static_cast<C>(slope)) : x;
+      }
     }
   }
 };
@@ -90,8 +102,9 @@ class PReluOp final : public Op {
                             unsigned) const override {
     if (inputs[1].element_type() == inputs[0].element_type()) return 0;
     const Scratch counting = Scratch::counting();
-    dispatch_float(inputs[0].element_type(),
-                   [&](auto tag) { take_slope<typename decltype(tag)::type>(inputs[1], counting); });
+    dispatch_float(inputs[0].element_type(), [&](auto tag) {
+      take_slope<typename decltype(tag)::type>(inputs[1], counting);
+    });
     return counting.bytes();
   }
 
