@@ -484,38 +484,29 @@ TEST_CASE("Convolution and GroupConvolution match a plain loop on random geometr
 
 TEST_CASE("Convolution over many output rows works a block of rows at a time") {
   std::mt19937 rng(7);
-  SUBCASE("im2col (bf16)") {
-    // 64 channels under a 3x3 kernel, 64 pixels a row: a row of patches is 72 KiB of bf16, so
-    // a block holds 14 of the 64 rows and the last block is short.
-    const Conv c = conv2d(2, 1);
-    const Tensor x = random_tensor(rng, ElementType::bf16, {1, 64, 128, 128});
-    const Tensor w = random_tensor(rng, ElementType::bf16, {5, 64, 3, 3});
+  // Random data and Const filters of these shapes, against the reference.
+  const auto check = [&](const Conv& c, ElementType type, const Shape& data, const Shape& filters) {
+    const Tensor x = random_tensor(rng, type, data);
+    const Tensor w = random_tensor(rng, type, filters);
     OpTester t = c.tester();
     t.input_parameter("x", x);
     t.input_const("w", w);
     check_close(c, x, w, t.run()[0]);
+  };
+  SUBCASE("im2col (bf16)") {
+    // 64 channels under a 3x3 kernel, 64 pixels a row: a row of patches is 72 KiB of bf16, so
+    // a block holds 14 of the 64 rows and the last block is short.
+    check(conv2d(2, 1), ElementType::bf16, {1, 64, 128, 128}, {5, 64, 3, 3});
   }
   SUBCASE("shifted rows (stride 1)") {
     // 64 output channels of 42-wide rows (40 pixels and the 2 of padding) are 10.5 KiB a row,
     // so a block holds 97 of the 130 rows and the last block is short.
-    const Conv c = conv2d(1, 1);
-    const Tensor x = random_tensor(rng, ElementType::f32, {1, 8, 130, 40});
-    const Tensor w = random_tensor(rng, ElementType::f32, {64, 8, 3, 3});
-    OpTester t = c.tester();
-    t.input_parameter("x", x);
-    t.input_const("w", w);
-    check_close(c, x, w, t.run()[0]);
+    check(conv2d(1, 1), ElementType::f32, {1, 8, 130, 40}, {64, 8, 3, 3});
   }
   SUBCASE("shifted rows (stride 2, in phases)") {
     // 130 x 40 outputs; a phase's rows are 41 wide (the last kernel column reaches one further),
     // so 64 channels make 10.3 KiB a row, a block holds 99 of the 130 rows.
-    const Conv c = conv2d(2, 1);
-    const Tensor x = random_tensor(rng, ElementType::f32, {1, 8, 260, 80});
-    const Tensor w = random_tensor(rng, ElementType::f32, {64, 8, 3, 3});
-    OpTester t = c.tester();
-    t.input_parameter("x", x);
-    t.input_const("w", w);
-    check_close(c, x, w, t.run()[0]);
+    check(conv2d(2, 1), ElementType::f32, {1, 8, 260, 80}, {64, 8, 3, 3});
   }
 }
 
