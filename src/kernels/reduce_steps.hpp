@@ -294,7 +294,12 @@ IRLITE_INLINE V wrapping_sub(V a, V b) {
 template <class V>
 IRLITE_INLINE V wrapping_mul(V a, V b) {
   using U = typename wrapped<V>::type;
-  return simd::bit_cast<V>(U(simd::bit_cast<U>(a) * simd::bit_cast<U>(b)));
+  const U x = simd::bit_cast<U>(a), y = simd::bit_cast<U>(b);
+  // A scalar narrower than int would promote to int, where 65535 * 65535 overflows.
+  if constexpr (std::is_arithmetic_v<U>)
+    return simd::bit_cast<V>(U(wrap_wide_t<U>(x) * wrap_wide_t<U>(y)));
+  else
+    return simd::bit_cast<V>(U(x * y));
 }
 
 /// The steps of a sum (kProduct false) or a product of mapped elements. Integers wrap.
