@@ -11,8 +11,8 @@
 #   scripts/dev.sh fuzz [SECONDS]                            run each libFuzzer target (default 60 s),
 #                                                            as many at once as JOBS
 #
-# Environment: BUILD_DIR (default build; build-run, build-asan, build-tsan, build-fuzz), JOBS (default:
-# nproc).
+# Environment: BUILD_DIR (default build; build-run, build-asan for --sanitize and fuzz, build-tsan),
+# JOBS (default: nproc).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -37,7 +37,8 @@ case "$cmd" in
     case "${1:-}" in
       --sanitize)
         dir=${BUILD_DIR:-$root/build-asan}
-        build "$dir" -DIRLITE_SANITIZE=ON "$sanitizer_flags"
+        configure_sanitized "$dir"
+        cmake --build "$dir" -j "${JOBS:-$(nproc)}"
         export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
         ;;
       --tsan)
@@ -63,18 +64,18 @@ case "$cmd" in
     ;;
   fuzz)
     # Every libFuzzer target under ASan + UBSan, each for SECONDS (default 60), from the seeds in
-    # tests/fuzz/corpus/TARGET (and the sample models); new inputs go to build-fuzz/corpus/TARGET.
+    # tests/fuzz/corpus/TARGET (and the sample models); new inputs go to build-asan/corpus/TARGET.
+    # The build is the sanitized tests' (configure_sanitized), so after those only the targets'
+    # own files compile.
     seconds=${1:-60}
     [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "dev.sh fuzz: SECONDS must be a positive count" >&2; exit 2; }
     install_deps
-    apt_install clang-14 libclang-rt-14-dev
-    dir=${BUILD_DIR:-$root/build-fuzz}
-    CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$sanitizer_flags" \
-      -DIRLITE_FUZZ=ON -DIRLITE_SANITIZE=ON -DIRLITE_BUILD_TESTS=OFF -DIRLITE_BUILD_TOOLS=OFF >/dev/null
+    dir=${BUILD_DIR:-$root/build-asan}
+    configure_sanitized "$dir"
     cmake --build "$dir" --target load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer \
       image_fuzzer -j "${JOBS:-$(nproc)}"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    # fuzz_one TARGET: runs one target, its output into build-fuzz/logs/TARGET.log, printed whole
+    # fuzz_one TARGET: runs one target, its output into build-asan/logs/TARGET.log, printed whole
     # when it ends, so that targets running side by side do not mix their lines.
     fuzz_one() {
       local target=$1 name=${1%_fuzzer} status=0

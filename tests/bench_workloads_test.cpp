@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -116,8 +117,9 @@ TEST_CASE("bench inputs: the ten workloads in the peers' order and sizes, then t
   CHECK(find_workload("embsum")->indices == 2000000);
   CHECK(find_workload("segmax_1d")->segments == 1048576);
   // The core-op comparison's shapes: [256, 1024] x [1024, 1024] and [3136, 64] x [64, 64].
-  for (auto [name, m, k, n] :
+  for (auto [label, m, k, n] :
        {std::tuple{"mm", 256, 1024, 1024}, std::tuple{"mm1x1", 3136, 64, 64}}) {
+    const std::string name = label;  // a copy: CAPTURE cannot take a structured binding
     CAPTURE(name);
     const Workload* w = find_workload(name);
     CHECK(w->op == OpKind::matmul);

@@ -210,7 +210,8 @@ TEST_CASE("cli: run -i image.png resizes bilinearly to the input's size, or keep
   const Picture p = pattern(7, 5);
   write_png(dir / "p.png", p);
   // Wider and shorter: up in x, down in y.
-  for (const auto& [h, w] : {std::pair<std::size_t, std::size_t>{3, 12}, {11, 4}, {1, 1}}) {
+  for (const auto& size : {std::pair<std::size_t, std::size_t>{3, 12}, {11, 4}, {1, 1}}) {
+    const std::size_t h = size.first, w = size.second;
     CAPTURE(h);
     CAPTURE(w);
     const std::string model =

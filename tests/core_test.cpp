@@ -174,7 +174,8 @@ TEST_CASE("integer attributes take one optional sign") {
   const std::vector<std::pair<std::string, std::int64_t>> accepted{
       {"-1", -1}, {"+1", 1}, {"7", 7}, {" -3 ", -3}, {"+0", 0}, {"-0", 0},
       {"-9223372036854775808", INT64_MIN}, {"+9223372036854775807", INT64_MAX}};
-  for (const auto& [text, value] : accepted) {
+  for (const auto& [number, value] : accepted) {
+    const std::string& text = number;  // CAPTURE cannot take a structured binding
     CAPTURE(text);
     CHECK(Attributes({{"axis", text}}).get_int("axis") == value);
   }

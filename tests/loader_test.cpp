@@ -151,7 +151,8 @@ TEST_CASE("Parameter shapes: static, dynamic, intervals, dynamic rank, scalar") 
       {"1,3..5,4", "[1,3..5,4]"},       {"..200", "[..200]"}, {"120..", "[120..]"},
       {"...", "[...]"},                 {"", "[]"},           {"[2, 3]", "[2,3]"},
   };
-  for (const auto& [text, printed] : cases) {
+  for (const auto& [dims, printed] : cases) {
+    const auto& text = dims;  // CAPTURE cannot take a structured binding
     CAPTURE(text);
     const Model m = load(identity("f32", text));
     CHECK(to_string(m.inputs()[0].shape) == printed);

@@ -323,7 +323,8 @@ TEST_CASE("models: the pipeline gives the documented outputs, static and dynamic
   for (const PortInfo& out : dynamic.outputs()) CHECK(out.shape.is_static());
   const auto dynamic_outputs = run(dynamic, {{"indices", indices}, {"segment_ids", segment_ids}});
   REQUIRE(dynamic_outputs.size() == outputs.size());
-  for (const auto& [name, tensor] : outputs) {
+  for (const auto& [output, tensor] : outputs) {
+    const std::string& name = output;  // INFO cannot take a structured binding
     INFO("output: " << name);
     CHECK(same_bytes(dynamic_outputs.at(name), tensor));
   }

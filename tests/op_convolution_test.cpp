@@ -364,9 +364,9 @@ TEST_CASE("Convolution and GroupConvolution on small cases worked out by hand") 
   }
   // Automatic padding with stride 2 over 1..4 and a window of three ones: one element of
   // padding, at the end (same_upper: 1+2+3, 3+4) or the beginning (same_lower: 1+2, 2+3+4).
-  for (const auto& [mode, want] :
-       {std::pair<const char*, std::vector<double>>{"same_upper", {6, 7}},
-        {"same_lower", {3, 9}}}) {
+  for (const auto& [pad, want] : {std::pair<const char*, std::vector<double>>{"same_upper", {6, 7}},
+                                  {"same_lower", {3, 9}}}) {
+    const char* const mode = pad;  // CAPTURE cannot take a structured binding
     CAPTURE(mode);
     OpTester t = Conv{false, {2}, {1}, {0}, {0}, mode}.tester();
     t.input_parameter("x", tensor(ElementType::f32, {1, 1, 4}, {1, 2, 3, 4}));

@@ -382,7 +382,9 @@ TEST_CASE("Softmax values against a plain loop") {
   const std::vector<std::pair<Shape, std::int64_t>> cases = {
       {{3, 37}, 1}, {{37, 3}, 0}, {{2, 5, 7}, 1}, {{4, 300, 3}, 2}, {{2, 7, 513}, 1},
       {{1}, 0},     {{5, 1}, 1},  {{0, 4}, 1},    {{3, 4, 0}, 1}};
-  for (const auto& [shape, axis] : cases) {
+  for (const auto& c : cases) {
+    const Shape& shape = c.first;  // not a structured binding: CAPTURE cannot take one
+    const std::int64_t axis = c.second;
     for (ElementType type :
          {ElementType::f32, ElementType::f64, ElementType::f16, ElementType::bf16}) {
       CAPTURE(to_string(shape));
@@ -465,8 +467,10 @@ TEST_CASE("Softmax end to end") {
 TEST_CASE("Softmax splits large inputs over threads with the same bits") {
   std::mt19937 rng(9);
   // Rows along the last axis, and column blocks of a middle axis: both above the kernel's grain.
-  for (const auto& [shape, axis] :
+  for (const auto& c :
        std::vector<std::pair<Shape, std::int64_t>>{{{64, 1027}, 1}, {{8, 64, 300}, 1}}) {
+    const Shape& shape = c.first;  // not a structured binding: CAPTURE cannot take one
+    const std::int64_t axis = c.second;
     for (ElementType type : {ElementType::f32, ElementType::bf16, ElementType::f64}) {
       CAPTURE(to_string(shape));
       CAPTURE(to_string(type));

@@ -263,7 +263,7 @@ void check_random(std::mt19937& rng, ElementType type, bool max, const char* ops
   CAPTURE(to_string(type));
   CAPTURE(to_string(shape));
   CAPTURE(std::string(opset));
-  for (const auto& [k, v] : s.attrs(indices)) CAPTURE(k + "=" + v);
+  for (const auto& attribute : s.attrs(indices)) CAPTURE(attribute.first + "=" + attribute.second);
   const std::vector<Tensor> got = run_all(*op, {data}, indices ? 2 : 1);
   REQUIRE(got[0].shape() == want.shape);
   const std::vector<double> values = doubles(got[0]);
@@ -489,7 +489,8 @@ TEST_CASE("Pools: MaxPool-8 indices along each axis") {
                                                              {2, {1, 0, 2, 3}},
                                                              {-1, {1, 0, 0, 1}},
                                                              {-4, {1, 4, 10, 15}}};
-  for (const auto& [axis, want] : cases) {
+  for (const auto& [along, want] : cases) {
+    const auto axis = along;  // CAPTURE cannot take a structured binding
     CAPTURE(axis);
     for (const char* type : {"i32", "i64"}) {
       Attrs a = basic("2,2", "1,1");

@@ -530,7 +530,8 @@ TEST_CASE("Reductions: kernel against plain loops on random inputs") {
       {{2, 1, 33}, {true, true, true}},
       {{130, 9}, {true, false}},
   };
-  for (const auto& [shape, reduced] : cases) {
+  for (const auto& [extents, reduced] : cases) {
+    const auto& shape = extents;  // CAPTURE cannot take a structured binding
     CAPTURE(to_string(shape));
     check_all_kinds<float>(rng, shape, reduced);
     check_all_kinds<float16>(rng, shape, reduced);

@@ -210,7 +210,8 @@ TEST_CASE("every intermediate tensor is released right after its last consumer")
 TEST_CASE("empty tensors whose other extents multiply past int64 run without overflow") {
   const std::int64_t big = std::int64_t{1} << 40;
   const Tensor data(ElementType::f32, {0, big, big});
-  for (const auto& [axis, k] : {std::pair{"2", 3}, std::pair{"0", 0}, std::pair{"1", 5}}) {
+  for (const auto& [along, k] : {std::pair{"2", 3}, std::pair{"0", 0}, std::pair{"1", 5}}) {
+    const char* const axis = along;  // CAPTURE cannot take a structured binding
     CAPTURE(axis);
     OpTester t("TopK", "opset11");
     t.attr("axis", axis).attr("mode", "max").attr("sort", "value");

@@ -46,7 +46,8 @@ void check_thread_invariance(const Model& model, const std::map<std::string, Ten
     CHECK(s.options().num_threads == threads);
     const auto got = s.run(inputs);
     REQUIRE(got.size() == want.size());
-    for (const auto& [name, tensor] : want) {
+    for (const auto& [output, tensor] : want) {
+      const std::string& name = output;  // CAPTURE cannot take a structured binding
       CAPTURE(name);
       const Tensor& t = got.at(name);
       REQUIRE(t.shape() == tensor.shape());

@@ -2,7 +2,7 @@
 // resized to a small size. Any irlite::Error is a fine answer; a crash, a sanitizer report, a
 // hang, an allocation beyond the pixel limit or another exception is a bug.
 //
-//   scripts/dev.sh fuzz [SECONDS]   (builds build-fuzz with clang, runs every target)
+//   scripts/dev.sh fuzz [SECONDS]   (builds build-asan with clang, runs every target)
 
 #include <cstddef>
 #include <cstdint>

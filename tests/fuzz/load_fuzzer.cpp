@@ -2,7 +2,7 @@
 // the marker FUZZ_NEXT_FIELD and the weights bytes. Any irlite::Error is a fine answer; a crash,
 // a sanitizer report, a hang or another exception is a bug.
 //
-//   scripts/dev.sh fuzz [SECONDS]   (builds build-fuzz with clang, runs every target)
+//   scripts/dev.sh fuzz [SECONDS]   (builds build-asan with clang, runs every target)
 
 #include <irlite/irlite.hpp>
 

@@ -1,7 +1,7 @@
 // libFuzzer target for the command's .npz reader: any bytes as a .npz archive. Any irlite::Error
 // is a fine answer; a crash, a sanitizer report, a hang or another exception is a bug.
 //
-//   scripts/dev.sh fuzz [SECONDS]   (builds build-fuzz with clang, runs every target)
+//   scripts/dev.sh fuzz [SECONDS]   (builds build-asan with clang, runs every target)
 
 #include <cstddef>
 #include <cstdint>

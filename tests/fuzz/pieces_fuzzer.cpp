@@ -3,7 +3,7 @@
 // in pieces of 1 to 64 bytes (its length says how many), with and without keep_going, and the two
 // readings must agree on the graph, the problems and the error. A disagreement aborts.
 //
-//   scripts/dev.sh fuzz [SECONDS]   (builds build-fuzz with clang, runs every target)
+//   scripts/dev.sh fuzz [SECONDS]   (builds build-asan with clang, runs every target)
 
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // the kernels: out-of-range indices, unsorted ids, NaN, huge k. Any irlite::Error is a fine
 // answer; a crash, a sanitizer report, a hang or another exception is a bug.
 //
-//   scripts/dev.sh fuzz [SECONDS]   (builds build-fuzz with clang, runs every target)
+//   scripts/dev.sh fuzz [SECONDS]   (builds build-asan with clang, runs every target)
 
 #include <irlite/irlite.hpp>
 
