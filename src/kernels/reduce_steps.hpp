@@ -295,8 +295,9 @@ template <class V>
 IRLITE_INLINE V wrapping_mul(V a, V b) {
   using U = typename wrapped<V>::type;
   const U x = simd::bit_cast<U>(a), y = simd::bit_cast<U>(b);
-  // A scalar narrower than int would promote to int, where 65535 * 65535 overflows.
-  if constexpr (std::is_arithmetic_v<U>)
+  // A scalar narrower than int would promote to int, where 65535 * 65535 overflows (vectors
+  // are wider and do not promote).
+  if constexpr (sizeof(U) < sizeof(int))
     return simd::bit_cast<V>(U(wrap_wide_t<U>(x) * wrap_wide_t<U>(y)));
   else
     return simd::bit_cast<V>(U(x * y));
