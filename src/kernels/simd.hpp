@@ -99,10 +99,14 @@ IRLITE_INLINE To bit_cast(From v) {
   return __builtin_bit_cast(To, v);
 }
 
-/// Every lane x.
+/// Every lane x. Lane by lane: GCC makes that one vbroadcastss in a kernel's AVX2 clone, where
+/// `x - vec<T>{}` (the scalar broadcast by the arithmetic), inlined from this helper compiled for
+/// the baseline, became seven vinsertps and a vinsertf128.
 template <class T>
 IRLITE_INLINE vec<T> broadcast(T x) {
-  return x - vec<T>{};  // scalar - vector broadcasts the scalar
+  vec<T> v{};
+  for (std::size_t i = 0; i < lanes<T>; ++i) v[i] = x;
+  return v;
 }
 
 /// Lane-wise b > a ? b : a: the maximum, where a NaN in b is dropped and a NaN in a stays only
