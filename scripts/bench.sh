@@ -73,7 +73,7 @@ fi
 dir=${BUILD_DIR:-$root/build-bench}
 bench=$dir/tools/irlite_bench
 install_deps >&2
-configure "$dir"
+configure "$dir" "$test_flags"
 cmake --build "$dir" --target irlite_bench -j "${JOBS:-$(nproc)}" >&2
 names=$("$bench" --list)
 for w in "${workloads[@]}"; do

@@ -53,7 +53,7 @@ case "$cmd" in
         # With the Python module and its pytest suite, for Debian's Python (the one whose
         # pybind11, NumPy and pytest install_deps installed).
         dir=${BUILD_DIR:-$root/build}
-        build "$dir" -DIRLITE_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3
+        build "$dir" -DIRLITE_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 "$test_flags"
         ;;
       *)
         echo "dev.sh test: unknown option $1 (--sanitize or --tsan)" >&2
