@@ -259,11 +259,15 @@ void check_random(std::mt19937& rng, ElementType type, bool max, const char* ops
     v = static_cast<double>(std::uniform_int_distribution<int>(is_unsigned ? 0 : -8, 8)(rng));
   const Tensor data = tensor(type, shape, x);
   const OracleResult want = oracle(s, shape, x, type);
-  const auto op = make_pool(max ? "MaxPool" : "AvgPool", opset, s.attrs(indices));
+  const Attrs attrs = s.attrs(indices);
+  const auto op = make_pool(max ? "MaxPool" : "AvgPool", opset, attrs);
+  // One capture of them all: a CAPTURE lasts only to the end of its scope, a loop body's included.
+  std::string attributes;
+  for (const auto& attribute : attrs) attributes += attribute.first + "=" + attribute.second + " ";
   CAPTURE(to_string(type));
   CAPTURE(to_string(shape));
   CAPTURE(std::string(opset));
-  for (const auto& attribute : s.attrs(indices)) CAPTURE(attribute.first + "=" + attribute.second);
+  CAPTURE(attributes);
   const std::vector<Tensor> got = run_all(*op, {data}, indices ? 2 : 1);
   REQUIRE(got[0].shape() == want.shape);
   const std::vector<double> values = doubles(got[0]);
