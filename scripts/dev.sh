@@ -75,38 +75,52 @@ case "$cmd" in
     cmake --build "$dir" --target load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer \
       image_fuzzer -j "${JOBS:-$(nproc)}"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    targets=(load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer image_fuzzer)
     # fuzz_one TARGET: runs one target, its output into build-asan/logs/TARGET.log, printed whole
-    # when it ends, so that targets running side by side do not mix their lines.
+    # when it ends, so that targets running side by side do not mix their lines; its exit status
+    # into build-asan/logs/TARGET.status.
     fuzz_one() {
       local target=$1 name=${1%_fuzzer} status=0
       # The pieces target reads IR texts, as the load target does.
       local seeds=("$root/tests/fuzz/corpus/$([ "$name" = pieces ] && echo load || echo "$name")")
       [ "$name" = load ] && seeds+=("$root/models/invalid")
       mkdir -p "$dir/corpus/$name" "$dir/logs"
+      echo "fuzz: $target for ${seconds} s" >&2
       "$dir/$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$dir/logs/$name-" "$dir/corpus/$name" "${seeds[@]}" \
         >"$dir/logs/$target.log" 2>&1 || status=$?
-      echo "fuzz: $target ($seconds s): $([ $status -eq 0 ] && echo clean || echo "FAILED ($status)")" >&2
+      echo "$status" >"$dir/logs/$target.status"
+      echo "fuzz: $target ($seconds s): $([ "$status" -eq 0 ] && echo clean || echo "FAILED ($status)")" >&2
       cat "$dir/logs/$target.log" >&2
-      return "$status"
     }
-    # As many targets at once as there are jobs (default: one per CPU), each for SECONDS.
-    parallel=${JOBS:-$(nproc)}
-    running=0 failed=0
-    for target in load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer image_fuzzer; do
-      if [ "$running" -ge "$parallel" ]; then
-        wait -n || failed=1
-        running=$((running - 1))
+    # As many lanes as jobs (default: one per CPU), each running its share of the targets one
+    # after another; every target runs SECONDS, so the lanes end together.
+    lanes=${JOBS:-$(nproc)}
+    rm -f "$dir"/logs/*.status
+    for ((lane = 0; lane < lanes; ++lane)); do
+      (
+        for ((t = lane; t < ${#targets[@]}; t += lanes)); do fuzz_one "${targets[t]}"; done
+      ) &
+    done
+    wait
+    # The outcome of every target last, where a CI log's tail shows it, with the report of each
+    # that failed (libFuzzer's, from its first error line on: the stack and the input).
+    failed=0
+    for target in "${targets[@]}"; do
+      status=$(cat "$dir/logs/$target.status" 2>/dev/null || echo "no status")
+      if [ "$status" = 0 ]; then
+        echo "fuzz: $target: clean" >&2
+        continue
       fi
-      echo "fuzz: $target for ${seconds} s" >&2
-      fuzz_one "$target" &
-      running=$((running + 1))
+      failed=1
+      echo "fuzz: $target: FAILED ($status); its report, from $dir/logs/$target.log:" >&2
+      if grep -q 'ERROR\|==[0-9][0-9]*==' "$dir/logs/$target.log"; then
+        sed -n '/ERROR\|==[0-9][0-9]*==/,$p' "$dir/logs/$target.log" | head -80 >&2 || true
+      else
+        tail -40 "$dir/logs/$target.log" >&2
+      fi
     done
-    while [ "$running" -gt 0 ]; do
-      wait -n || failed=1
-      running=$((running - 1))
-    done
-    [ "$failed" -eq 0 ] || { echo "dev.sh fuzz: a target failed (see its output above)" >&2; exit 1; }
+    [ "$failed" -eq 0 ] || { echo "dev.sh fuzz: a target failed (its report is above)" >&2; exit 1; }
     ;;
   *)
     sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
