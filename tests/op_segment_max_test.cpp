@@ -34,31 +34,34 @@ std::unique_ptr<const Op> make_op(std::string fill_mode = "zero") {
   return segment_max_def().create(Attributes(AttrList{{"fill_mode", std::move(fill_mode)}}));
 }
 
-// The plain definition: for every segment and column, scan every row. A NaN wins.
+// The plain definition: the rows in order, each into its segment's running maximum (ids outside
+// [0, num_segments) are dropped); a segment's first row starts it, and a NaN wins.
 template <class T, class I>
 std::vector<T> reference_segment_max(const std::vector<T>& data, const std::vector<I>& ids,
                                      std::size_t row_size, std::size_t num_segments, T fill) {
   using C = compute_t<T>;
   std::vector<T> out(num_segments * row_size, fill);
-  for (std::size_t s = 0; s < num_segments; ++s) {
+  std::vector<C> best(num_segments * row_size);
+  std::vector<bool> any(num_segments, false);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto s = static_cast<std::size_t>(ids[i]);
+    if (s >= num_segments) continue;
     for (std::size_t j = 0; j < row_size; ++j) {
-      bool any = false;
-      C best{};
-      for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (static_cast<std::size_t>(ids[i]) != s) continue;
-        const C x = static_cast<C>(data[i * row_size + j]);
-        if (!any) {
-          best = x;
-        } else if constexpr (is_float_storage_v<T>) {
-          if (!std::isnan(best) && (std::isnan(x) || x > best)) best = x;
-        } else {
-          if (x > best) best = x;
-        }
-        any = true;
+      const C x = static_cast<C>(data[i * row_size + j]);
+      C& b = best[s * row_size + j];
+      if (!any[s]) {
+        b = x;
+      } else if constexpr (is_float_storage_v<T>) {
+        if (!std::isnan(b) && (std::isnan(x) || x > b)) b = x;
+      } else {
+        if (x > b) b = x;
       }
-      if (any) out[s * row_size + j] = T(best);
     }
+    any[s] = true;
   }
+  for (std::size_t s = 0; s < num_segments; ++s)
+    if (any[s])
+      for (std::size_t j = 0; j < row_size; ++j) out[s * row_size + j] = T(best[s * row_size + j]);
   return out;
 }
 
