@@ -54,7 +54,8 @@ sanitizer_flags="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 # configure_sanitized DIR: the ASan + UBSan build that the sanitized tests and the fuzz targets
 # share, so that CI compiles the library under the sanitizers once. clang: libFuzzer needs it, and
 # it compiles sanitized code in half GCC's time. The library also carries libFuzzer's coverage
-# hooks (IRLITE_FUZZ); in the test programs they are the sanitizer runtime's empty ones.
+# hooks (IRLITE_FUZZ); in the test programs they are the sanitizer runtime's empty ones. The test
+# files that instantiate kernels for every element type compile at -O0 (tests/CMakeLists.txt).
 configure_sanitized() {
   apt_install clang-14 libclang-rt-14-dev
   # A directory configured with another compiler starts afresh: CMake would drop the options
@@ -62,7 +63,8 @@ configure_sanitized() {
   if [ -f "$1/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang++-14$' "$1/CMakeCache.txt"; then
     rm -rf "$1/CMakeCache.txt" "$1/CMakeFiles"
   fi
-  configure "$1" -DCMAKE_CXX_COMPILER=clang++-14 -DIRLITE_SANITIZE=ON -DIRLITE_FUZZ=ON "$sanitizer_flags"
+  configure "$1" -DCMAKE_CXX_COMPILER=clang++-14 -DIRLITE_SANITIZE=ON -DIRLITE_FUZZ=ON "$sanitizer_flags" \
+    -DIRLITE_TEMPLATE_TEST_OPTIMIZATION=-O0
 }
 
 # build DIR [CMAKE OPTIONS...]: configure, then build every target.
