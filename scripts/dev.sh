@@ -72,10 +72,9 @@ case "$cmd" in
     install_deps
     dir=${BUILD_DIR:-$root/build-asan}
     configure_sanitized "$dir"
-    cmake --build "$dir" --target load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer \
-      image_fuzzer -j "${JOBS:-$(nproc)}"
-    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     targets=(load_fuzzer run_fuzzer npy_fuzzer npz_fuzzer pieces_fuzzer image_fuzzer)
+    cmake --build "$dir" --target "${targets[@]}" -j "${JOBS:-$(nproc)}"
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     # fuzz_one TARGET: runs one target, its output into build-asan/logs/TARGET.log, printed whole
     # when it ends, so that targets running side by side do not mix their lines; its exit status
     # into build-asan/logs/TARGET.status.
