@@ -38,7 +38,9 @@ case "$cmd" in
       --sanitize)
         dir=${BUILD_DIR:-$root/build-asan}
         configure_sanitized "$dir"
-        cmake --build "$dir" -j "${JOBS:-$(nproc)}"
+        # The test programs and what they run (the irlite command, the example, the op timer);
+        # not the benchmark programs, and the fuzz targets build in `dev.sh fuzz`.
+        cmake --build "$dir" --target irlite_tests irlite_alloc_tests -j "${JOBS:-$(nproc)}"
         export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
         ;;
       --tsan)
