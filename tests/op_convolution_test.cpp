@@ -482,6 +482,28 @@ TEST_CASE("Convolution and GroupConvolution match a plain loop on random geometr
   }
 }
 
+TEST_CASE("Depthwise 3x3, stride 1, one pixel of padding: every row width and height") {
+  // The case whose rows are read in place: the first and last columns skip the taps outside the
+  // row, whole vectors cover the columns between, then single columns.
+  std::mt19937 rng(31);
+  Conv c = conv2d(1, 1);
+  c.grouped = true;
+  for (const std::int64_t h : {1, 2, 3, 5})
+    for (std::int64_t w = 1; w <= 42; ++w) {
+      const Shape data{1 + w % 2, 3, h, w}, filters{3, 1, 1, 3, 3};
+      CAPTURE(to_string(data));
+      const Tensor x = random_tensor(rng, ElementType::f32, data);
+      const Tensor f = random_tensor(rng, ElementType::f32, filters);
+      OpTester t = c.tester();
+      t.input_parameter("x", x);
+      if (w % 3 == 0)
+        t.input_parameter("w", f);
+      else
+        t.input_const("w", f);
+      check_close(c, x, f, t.run()[0]);
+    }
+}
+
 TEST_CASE("Convolution over many output rows works a block of rows at a time") {
   std::mt19937 rng(7);
   // Random data and Const filters of these shapes, against the reference.
@@ -518,6 +540,8 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
   };
   Conv depthwise = conv2d(2, 1);
   depthwise.grouped = true;
+  Conv same_3x3 = conv2d(1, 1);
+  same_3x3.grouped = true;
   Conv grouped = conv2d(1, 1, "same_upper");
   grouped.grouped = true;
   const Geometry geometries[] = {
@@ -531,6 +555,7 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
       {conv2d(1, 0), {2, 24, 4, 5}, {40, 24, 3, 3}},    // 6 pixels: filters as B on f32
       {conv2d(1, 0), {1, 70, 1, 1}, {30, 70, 1, 1}},    // 1 pixel, pointwise
       {depthwise, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},   // depthwise, stride 2
+      {same_3x3, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},    // depthwise, stride 1: rows in place
       {grouped, {1, 24, 20, 21}, {3, 10, 8, 3, 3}},     // groups
   };
   for (const Geometry& g : geometries)
