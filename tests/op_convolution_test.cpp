@@ -482,26 +482,34 @@ TEST_CASE("Convolution and GroupConvolution match a plain loop on random geometr
   }
 }
 
-TEST_CASE("Depthwise 3x3, stride 1, one pixel of padding: every row width and height") {
+TEST_CASE("Depthwise 3x3, stride 1 or 2, one pixel of padding: every row width and height") {
   // The case whose rows are read in place: the first and last columns skip the taps outside the
-  // row, whole vectors cover the columns between, then single columns.
+  // row, whole vectors cover the columns between (for stride 2, split into even and odd
+  // columns), then single columns. Padding after of 0 to 2 pixels, so that the last output rows
+  // and columns have one, two or three taps inside, or none.
   std::mt19937 rng(31);
-  Conv c = conv2d(1, 1);
-  c.grouped = true;
-  for (const std::int64_t h : {1, 2, 3, 5})
-    for (std::int64_t w = 1; w <= 42; ++w) {
-      const Shape data{1 + w % 2, 3, h, w}, filters{3, 1, 1, 3, 3};
-      CAPTURE(to_string(data));
-      const Tensor x = random_tensor(rng, ElementType::f32, data);
-      const Tensor f = random_tensor(rng, ElementType::f32, filters);
-      OpTester t = c.tester();
-      t.input_parameter("x", x);
-      if (w % 3 == 0)
-        t.input_parameter("w", f);
-      else
-        t.input_const("w", f);
-      check_close(c, x, f, t.run()[0]);
-    }
+  for (const std::int64_t stride : {1, 2})
+    for (const std::int64_t pad_end : {0, 1, 2})
+      for (const std::int64_t h : {1, 2, 3, 5})
+        for (std::int64_t w = 1; w <= 42; ++w) {
+          if (h + 1 + pad_end < 3 || w + 1 + pad_end < 3) continue;  // smaller than the kernel
+          Conv c = conv2d(stride, 1);
+          c.grouped = true;
+          c.pads_end = {pad_end, pad_end};
+          const Shape data{1 + w % 2, 3, h, w}, filters{3, 1, 1, 3, 3};
+          CAPTURE(stride);
+          CAPTURE(pad_end);
+          CAPTURE(to_string(data));
+          const Tensor x = random_tensor(rng, ElementType::f32, data);
+          const Tensor f = random_tensor(rng, ElementType::f32, filters);
+          OpTester t = c.tester();
+          t.input_parameter("x", x);
+          if (w % 3 == 0)
+            t.input_parameter("w", f);
+          else
+            t.input_const("w", f);
+          check_close(c, x, f, t.run()[0]);
+        }
 }
 
 TEST_CASE("Convolution over many output rows works a block of rows at a time") {

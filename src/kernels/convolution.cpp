@@ -359,108 +359,147 @@ IRLITE_MULTIVERSION void depthwise_row(float* __restrict out, const float* const
   }
 }
 
-// ---- The depthwise 3 x 3 case, stride 1, one pixel of padding ------------------------------
-// MobileNet-style layers: the output is as large as the input, and every tap of an inner column
-// reads inside its input row, so the rows are read where they are (no held copies) and only the
-// first and last columns skip taps. Same sums as depthwise_row(), in the same order.
+// ---- The depthwise 3 x 3 case: stride 1 or 2, one pixel of padding before -----------------
+// MobileNet's layers. Every tap of an inner column reads inside its input row, so the rows are
+// read where they are (no held copies) and only the first and last columns skip taps. Same sums
+// as depthwise_row(), in the same order.
 
-/// Whether `g` is that case: 2D, a 3 x 3 kernel, stride and dilation 1, the output the input's
-/// size with one pixel of padding before it on both axes.
-bool same_3x3(const ConvGeometry& g) {
+/// Whether `g` is that case: 2D, a 3 x 3 kernel, dilation 1, the same stride of 1 or 2 on both
+/// axes, one pixel of padding before the rows and the columns (any after).
+bool rows_in_place(const ConvGeometry& g) {
   return g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 3 &&
-         g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 && g.dilation[1] == 1 &&
-         g.dilation[2] == 1 && g.pad_begin[1] == 1 && g.pad_begin[2] == 1 && g.out[1] == g.in[1] &&
-         g.out[2] == g.in[2];
+         g.kernel[2] == 3 && g.stride[1] == g.stride[2] && (g.stride[1] == 1 || g.stride[1] == 2) &&
+         g.dilation[1] == 1 && g.dilation[2] == 1 && g.pad_begin[1] == 1 && g.pad_begin[2] == 1;
 }
 
 /// Output column o of a row from the R input rows under it (weights w, R rows of three): the
 /// taps inside the row only.
-template <int R>
-IRLITE_INLINE float same_3x3_column(const float* const* rows, const float* w, std::int64_t iw,
+template <int R, int S>
+IRLITE_INLINE float in_place_column(const float* const* rows, const float* w, std::int64_t iw,
                                     std::int64_t o) {
   float acc = 0.0f;
   for (int r = 0; r < R; ++r)
     for (std::int64_t t = 0; t < 3; ++t) {
-      const std::int64_t i = o - 1 + t;
+      const std::int64_t i = S * o - 1 + t;
       if (i >= 0 && i < iw) acc = acc + w[r * 3 + t] * rows[r][i];
     }
   return acc;
 }
 
-/// One output row from the R input rows under it (R consecutive kernel rows, weights w on).
-template <int R>
-IRLITE_INLINE void same_3x3_row(float* __restrict out, const float* const* rows, const float* w,
-                                std::int64_t iw) {
+/// acc plus, in tap order, the three weights wr times the inputs under them in `row` for output
+/// columns o to o + L - 1 (stride S).
+template <int S, class V>
+IRLITE_INLINE V add_row_taps(V acc, const V (&wr)[3], const float* row, std::int64_t o) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  static_assert(L == 8);
+  if constexpr (S == 1) {
+    acc = acc + wr[0] * simd::load(row + o - 1);
+    acc = acc + wr[1] * simd::load(row + o);
+    return acc + wr[2] * simd::load(row + o + 1);
+  } else {
+    // Columns 2o - 1, 2o + 1, ... (tap 0), 2o, 2o + 2, ... (tap 1) and 2o + 1, 2o + 3, ... (tap 2).
+    const V before = simd::load(row + 2 * o - 1), before_hi = simd::load(row + 2 * o + L - 1);
+    const V at = simd::load(row + 2 * o), at_hi = simd::load(row + 2 * o + L);
+    acc = acc + wr[0] * __builtin_shufflevector(before, before_hi, 0, 2, 4, 6, 8, 10, 12, 14);
+    acc = acc + wr[1] * __builtin_shufflevector(at, at_hi, 0, 2, 4, 6, 8, 10, 12, 14);
+    return acc + wr[2] * __builtin_shufflevector(at, at_hi, 1, 3, 5, 7, 9, 11, 13, 15);
+  }
+}
+
+/// One output row (ow columns) from the R input rows under it (R consecutive kernel rows,
+/// weights w on), stride S.
+template <int R, int S>
+IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows, const float* w,
+                                std::int64_t iw, std::int64_t ow) {
   using V = simd::vec<float>;
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
   V wv[R][3];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < 3; ++t) wv[r][t] = simd::broadcast(w[r * 3 + t]);
-  out[0] = same_3x3_column<R>(rows, w, iw, 0);
-  // Inner columns o in [1, iw - 1): the taps read o - 1 to o + 1, all inside the row.
+  out[0] = in_place_column<R, S>(rows, w, iw, 0);
+  // Inner columns from 1 on: their taps read S * o - 1 to S * o + 1, inside the row while
+  // S * o + 1 < iw. A vector of them reads up to S * (o + L - 1) + 1.
+  const std::int64_t inner_end = std::min(ow, iw >= 2 ? (iw - 2) / S + 1 : 0);
   std::int64_t o = 1;
-  for (; o + 4 * L <= iw - 1; o += 4 * L) {
-    V a0{}, a1{}, a2{}, a3{};
+  // Four vectors at a time for stride 1, two for stride 2 (whose taps take more registers).
+  if constexpr (S == 1) {
+    for (; o + 4 * L <= inner_end; o += 4 * L) {
+      V a0{}, a1{}, a2{}, a3{};
 #pragma GCC unroll 3
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 3
-      for (int t = 0; t < 3; ++t) {
-        const float* src = rows[r] + (o - 1 + t);
-        a0 = a0 + wv[r][t] * simd::load(src);
-        a1 = a1 + wv[r][t] * simd::load(src + L);
-        a2 = a2 + wv[r][t] * simd::load(src + 2 * L);
-        a3 = a3 + wv[r][t] * simd::load(src + 3 * L);
+      for (int r = 0; r < R; ++r) {
+        a0 = add_row_taps<S>(a0, wv[r], rows[r], o);
+        a1 = add_row_taps<S>(a1, wv[r], rows[r], o + L);
+        a2 = add_row_taps<S>(a2, wv[r], rows[r], o + 2 * L);
+        a3 = add_row_taps<S>(a3, wv[r], rows[r], o + 3 * L);
       }
-    simd::store(out + o, a0);
-    simd::store(out + o + L, a1);
-    simd::store(out + o + 2 * L, a2);
-    simd::store(out + o + 3 * L, a3);
+      simd::store(out + o, a0);
+      simd::store(out + o + L, a1);
+      simd::store(out + o + 2 * L, a2);
+      simd::store(out + o + 3 * L, a3);
+    }
+  } else {
+    for (; o + 2 * L <= inner_end; o += 2 * L) {
+      V a0{}, a1{};
+#pragma GCC unroll 3
+      for (int r = 0; r < R; ++r) {
+        a0 = add_row_taps<S>(a0, wv[r], rows[r], o);
+        a1 = add_row_taps<S>(a1, wv[r], rows[r], o + L);
+      }
+      simd::store(out + o, a0);
+      simd::store(out + o + L, a1);
+    }
   }
-  for (; o + L <= iw - 1; o += L) {
+  for (; o + L <= inner_end; o += L) {
     V a{};
 #pragma GCC unroll 3
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 3
-      for (int t = 0; t < 3; ++t) a = a + wv[r][t] * simd::load(rows[r] + (o - 1 + t));
+    for (int r = 0; r < R; ++r) a = add_row_taps<S>(a, wv[r], rows[r], o);
     simd::store(out + o, a);
   }
-  for (o = std::max<std::int64_t>(o, 1); o < iw; ++o) out[o] = same_3x3_column<R>(rows, w, iw, o);
+  for (o = std::max<std::int64_t>(o, 1); o < ow; ++o)
+    out[o] = in_place_column<R, S>(rows, w, iw, o);
 }
 
-/// Output row oh of one channel (plane x, weights w: nine floats).
-IRLITE_MULTIVERSION void same_3x3_plane_row(float* __restrict out, const float* x, const float* w,
-                                            std::int64_t ih, std::int64_t iw, std::int64_t oh) {
-  // The kernel rows inside the input: kh from first to last, input row oh - 1 + kh.
-  const std::int64_t first = oh == 0 ? 1 : 0, last = oh + 1 < ih ? 2 : 1;
+/// Output row oh of one channel (plane x of ih x iw, weights w: nine floats), stride S.
+template <int S>
+IRLITE_MULTIVERSION void in_place_plane_row(float* __restrict out, const float* x, const float* w,
+                                            std::int64_t ih, std::int64_t iw, std::int64_t ow,
+                                            std::int64_t oh) {
+  // The kernel rows inside the input: kh from first to last, input row S * oh - 1 + kh.
+  const std::int64_t top = S * oh - 1;
+  const std::int64_t first = top < 0 ? 1 : 0, last = std::min<std::int64_t>(2, ih - 1 - top);
   const float* rows[3];
-  for (std::int64_t kh = first; kh <= last; ++kh) rows[kh - first] = x + (oh - 1 + kh) * iw;
+  for (std::int64_t kh = first; kh <= last; ++kh) rows[kh - first] = x + (top + kh) * iw;
   const float* wk = w + first * 3;
   switch (last - first + 1) {
     case 3:
-      return same_3x3_row<3>(out, rows, wk, iw);
+      return in_place_row<3, S>(out, rows, wk, iw, ow);
     case 2:
-      return same_3x3_row<2>(out, rows, wk, iw);
-    default:
-      return same_3x3_row<1>(out, rows, wk, iw);
+      return in_place_row<2, S>(out, rows, wk, iw, ow);
+    case 1:
+      return in_place_row<1, S>(out, rows, wk, iw, ow);
+    default:  // no input row under it (padding only): zeros
+      std::fill_n(out, ow, 0.0f);
   }
 }
 
-/// The same_3x3() case, f32.
-void depthwise_same_3x3(const Parallel& par, const ConvGeometry& g, const float* x, const float* w,
+/// The rows_in_place() case, f32.
+void depthwise_in_place(const Parallel& par, const ConvGeometry& g, const float* x, const float* w,
                         float* y, std::span<const EpilogueStep> steps) {
-  const std::int64_t rows = g.out[1], iw = g.in[2];
+  const std::int64_t rows = g.out[1], ow = g.out[2], ih = g.in[1], iw = g.in[2];
+  if (ow == 0) return;
   const std::int64_t units = g.batch * g.groups * rows;
+  const auto row = g.stride[1] == 1 ? in_place_plane_row<1> : in_place_plane_row<2>;
   par.for_range(static_cast<std::size_t>(units),
-                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 13) / (iw * 9))),
+                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 13) / (ow * 9))),
                 [&](std::size_t begin, std::size_t end, std::size_t) {
                   // The unit's plane and row, stepped along rather than divided out per row.
                   std::int64_t plane = static_cast<std::int64_t>(begin) / rows;
                   std::int64_t oh = static_cast<std::int64_t>(begin) % rows;
                   std::int64_t group = plane % g.groups;
                   for (std::size_t u = begin; u < end; ++u) {
-                    float* const out = y + plane * g.out_size() + oh * iw;
-                    same_3x3_plane_row(out, x + plane * g.in_size(), w + group * 9, rows, iw, oh);
-                    apply_steps(steps, group, out, iw);
+                    float* const out = y + plane * g.out_size() + oh * ow;
+                    row(out, x + plane * g.in_size(), w + group * 9, ih, iw, ow, oh);
+                    apply_steps(steps, group, out, ow);
                     if (++oh == rows) {
                       oh = 0;
                       group = ++plane % g.groups;
@@ -500,7 +539,7 @@ template <class T>
 void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const float* w, T* y,
                const DepthwiseBuffers& buffers, std::span<const EpilogueStep> steps) {
   if constexpr (std::is_same_v<T, float>) {
-    if (same_3x3(g)) return depthwise_same_3x3(par, g, x, w, y, steps);
+    if (rows_in_place(g)) return depthwise_in_place(par, g, x, w, y, steps);
   }
   const std::int64_t rows = g.out[0] * g.out[1], ow = g.out[2], iw = g.in[2];
   const std::int64_t planes = g.batch * g.groups, kernel = g.kernel_size();
