@@ -1,4 +1,4 @@
-// The load-time fusion of element-wise layers into the convolution before them
+// The load-time fusion of element-wise layers into the convolution or Add before them
 // (LoadOptions::fuse_layers): the outputs are the same bits as with every layer run alone, the
 // fused layers are named in Model::layers() and in profiles, and what must not fuse does not.
 
@@ -126,6 +126,46 @@ TEST_CASE("fusion: a convolution's element-wise tail runs in its kernel, the sam
     CHECK_FALSE(fused.layers()[conv].fused_into);
     CHECK_FALSE(alone.layers()[layer_index(alone, "prelu")].fused_into);
   }
+}
+
+TEST_CASE("fusion: the layers after an Add of two tensors run in its kernel, the same bits") {
+  // A residual connection: x + y, then PReLU, Relu and a scale per channel. Inputs of one shape
+  // are summed plane by plane (63 floats: whole vectors and a tail); a broadcast y takes the
+  // plain kernel, then the steps.
+  std::mt19937 rng(13);
+  const auto build = [&](const std::string& type, const Shape& y_shape) {
+    GraphBuilder g;
+    const auto x = g.parameter("x", ElementType::f32, PartialShape{2, 5, 9, 7});
+    const auto y = g.parameter("y", ElementType::f32, PartialShape::from_shape(y_shape));
+    const auto sum = g.layer(type, "opset1", {}, {x, y}, {ElementType::f32}, "sum");
+    const auto slope = g.constant("slope", random_f32({5}, rng));
+    const auto prelu = g.layer("PReLU", "opset1", {}, {sum[0], slope}, {ElementType::f32}, "prelu");
+    const auto relu = g.layer("Relu", "opset1", {}, {prelu[0]}, {ElementType::f32}, "relu");
+    const auto scale = g.constant("scale", random_f32({1, 5, 1, 1}, rng));
+    const auto mul = g.layer("Multiply", "opset1", {}, {relu[0], scale}, {ElementType::f32}, "mul");
+    g.result(mul[0], "out");
+    return g;
+  };
+  for (const Shape& y_shape : {Shape{2, 5, 9, 7}, Shape{1, 5, 1, 7}}) {
+    CAPTURE(to_string(y_shape));
+    const GraphBuilder g = build("Add", y_shape);
+    const Model fused = g.load();
+    const std::map<std::string, Tensor> inputs{{"x", random_f32({2, 5, 9, 7}, rng)},
+                                               {"y", random_f32(y_shape, rng)}};
+    const Tensor want = run(g.load(unfused()), inputs, 1).at("out");
+    for (unsigned threads : {1u, 3u}) {
+      RunProfile profile;
+      CHECK(same_bits(run(fused, inputs, threads, &profile).at("out"), want));
+      REQUIRE(profile.layers.size() == 1);
+      CHECK(profile.layers[0].name == "sum");
+      std::vector<std::string> names;
+      for (std::size_t f : profile.layers[0].fused_layers) names.push_back(fused.layers()[f].name);
+      CHECK(names == std::vector<std::string>{"prelu", "relu", "mul"});
+    }
+  }
+  // Only Add takes steps: after a Subtract they stay layers of their own.
+  const Model subtract = build("Subtract", {2, 5, 9, 7}).load();
+  CHECK_FALSE(subtract.layers()[layer_index(subtract, "prelu")].fused_into);
 }
 
 TEST_CASE("fusion: what cannot run in the kernel stays a layer of its own") {

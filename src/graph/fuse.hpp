@@ -6,8 +6,8 @@
 
 namespace irlite {
 
-/// For each layer whose op can run steps in its kernel (Op::fused(): Convolution and
-/// GroupConvolution), takes in the chain of layers after it that each are the only reader of
+/// For each layer whose op can run steps in its kernel (Op::fused(): Convolution,
+/// GroupConvolution, and Add of two tensors), takes in the chain of layers after it that each are the only reader of
 /// the one before and are one of: Add or Multiply (NumPy or no broadcasting) with a Const of a
 /// value per channel or one value, Relu, PReLU with a Const slope per channel or single. The
 /// chain's values must all be f32, so that each step rounds exactly as its layer would. Sets

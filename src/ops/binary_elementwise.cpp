@@ -13,7 +13,9 @@
 #include "core/attribute_visitor.hpp"
 #include "kernels/binary_functions.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/simd.hpp"
 #include "ops/broadcast_rules.hpp"
+#include "ops/channel_steps.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
@@ -224,6 +226,17 @@ struct BinaryAttributes {
   }
 };
 
+/// The most element-wise layers an Add runs after its sums (fused()).
+constexpr std::size_t kMaxAddSteps = 8;
+
+/// out = a + b on n floats, as the Add kernel gives them.
+IRLITE_MULTIVERSION void add_floats(const float* a, const float* b, float* out, std::int64_t n) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  std::int64_t i = 0;
+  for (; i + L <= n; i += L) simd::store(out + i, simd::load(a + i) + simd::load(b + i));
+  for (; i < n; ++i) out[i] = a[i] + b[i];
+}
+
 class BinaryOp final : public Op {
  public:
   explicit BinaryOp(const BinaryAttributes& attributes) : attributes_(attributes) {}
@@ -248,6 +261,7 @@ class BinaryOp final : public Op {
     const Tensor& b = inputs[1];
     Tensor& out = outputs[0];
     if (out.empty()) return;
+    if (!steps_.empty()) return run_fused(inputs, out, context);
     if (attributes_.kind == Kind::divide) check_divisor(b);
     const ElementwisePlan plan = plan_for(inputs, out, attributes_.spec);
     const auto typed = [&](auto tag) {
@@ -312,7 +326,47 @@ class BinaryOp final : public Op {
     return print_attributes(attributes_);
   }
 
+  /// An Add runs the steps (a residual connection's activation, say) on each channel's plane of
+  /// its output while the plane is in cache: in float, as the separate f32 layers would, so the
+  /// bits are theirs.
+  std::shared_ptr<const Op> fused(std::vector<ChannelStep> steps) const override {
+    if (attributes_.kind != Kind::add || steps_.size() + steps.size() > kMaxAddSteps)
+      return nullptr;
+    auto op = std::make_shared<BinaryOp>(*this);
+    for (ChannelStep& step : steps) op->steps_.push_back(std::move(step));
+    return op;
+  }
+
  private:
+  /// The Add with its fused steps, on f32 (fused()'s contract): output plane by plane (a batch
+  /// item's channel), each summed, when neither input is broadcast, then put through the steps.
+  void run_fused(std::span<const Tensor> inputs, Tensor& out, const ExecContext& context) const {
+    const Tensor& a = inputs[0];
+    const Tensor& b = inputs[1];
+    std::array<EpilogueStep, kMaxAddSteps> kernel_steps;
+    for (std::size_t i = 0; i < steps_.size(); ++i) kernel_steps[i] = epilogue_step(steps_[i]);
+    const std::span<const EpilogueStep> steps(kernel_steps.data(), steps_.size());
+    const Shape& shape = out.shape();
+    const bool in_place = a.shape() == shape && b.shape() == shape;
+    if (!in_place)
+      binary_elementwise(context.parallel, plan_for(inputs, out, attributes_.spec),
+                         binary_fn::Add{}, a.data<float>(), b.data<float>(), out.data<float>());
+    const std::int64_t channels = shape[1];
+    std::int64_t plane = 1;
+    for (std::size_t i = 2; i < shape.size(); ++i) plane *= shape[i];
+    const auto planes = static_cast<std::size_t>(static_cast<std::int64_t>(out.size()) / plane);
+    context.parallel.for_range(
+        planes, static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / plane)),
+        [&](std::size_t first, std::size_t last, std::size_t) {
+          for (std::size_t p = first; p < last; ++p) {
+            const auto at = static_cast<std::int64_t>(p) * plane;
+            float* y = out.data<float>() + at;
+            if (in_place) add_floats(a.data<float>() + at, b.data<float>() + at, y, plane);
+            apply_steps(steps, static_cast<std::int64_t>(p) % channels, y, plane);
+          }
+        });
+  }
+
   /// Integer division by zero is an error, as in OpenVINO's reference, found before any output
   /// is written.
   static void check_divisor(const Tensor& b) {
@@ -332,6 +386,8 @@ class BinaryOp final : public Op {
   }
 
   BinaryAttributes attributes_;
+  /// Element-wise layers fused after this one (graph/fuse.hpp); empty for the layer's own op.
+  std::vector<ChannelStep> steps_;
 };
 
 std::vector<ElementType> comparable_types() {

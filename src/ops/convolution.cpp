@@ -17,6 +17,7 @@
 #include "core/saturating.hpp"
 #include "irlite/element_dispatch.hpp"
 #include "irlite/float16.hpp"
+#include "ops/channel_steps.hpp"
 #include "ops/convolution_common.hpp"
 #include "ops/op_list.hpp"
 
@@ -246,7 +247,7 @@ class ConvolutionOp final : public Op {
     const Tensor& filters = inputs[1];
     const ConvGeometry g = geometry(data.shape(), filters.shape(), outputs[0].shape());
     std::array<EpilogueStep, kMaxConvSteps> steps;
-    for (std::size_t i = 0; i < steps_.size(); ++i) steps[i] = kernel_step(steps_[i]);
+    for (std::size_t i = 0; i < steps_.size(); ++i) steps[i] = epilogue_step(steps_[i]);
     bool done = false;
     dispatch_numeric(data.element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -258,31 +259,6 @@ class ConvolutionOp final : public Op {
       }
     });
     if (!done) no_kernel(0, data.element_type());
-  }
-
-  static EpilogueStep kernel_step(const ChannelStep& step) {
-    EpilogueStep k;
-    k.values = step.values.empty() ? nullptr : step.values.data();
-    switch (step.kind) {
-      case ChannelStep::Kind::add:
-        k.kind = EpilogueStep::Kind::add;
-        break;
-      case ChannelStep::Kind::multiply:
-        k.kind = EpilogueStep::Kind::multiply;
-        break;
-      case ChannelStep::Kind::relu:
-        k.kind = EpilogueStep::Kind::relu;
-        break;
-      case ChannelStep::Kind::prelu:
-        k.kind = EpilogueStep::Kind::prelu;
-        break;
-      case ChannelStep::Kind::fake_quantize:
-        k.kind = EpilogueStep::Kind::fake_quantize;
-        k.stride = static_cast<std::int64_t>(step.values.size() / 4);
-        k.steps = step.steps;
-        break;
-    }
-    return k;
   }
 
   ConvolutionAttributes attributes_;
