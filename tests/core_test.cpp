@@ -11,9 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "irlite/irlite.hpp"
 #include "core/attribute_visitor.hpp"
 #include "core/attributes.hpp"
+#include "core/saturating.hpp"
+#include "irlite/irlite.hpp"
 
 using namespace irlite;
 
@@ -46,10 +47,10 @@ TEST_CASE("float16 round-trips every bit pattern and rounds to nearest even") {
   CHECK(float16(65504.0f).bits == 0x7bff);
   CHECK(float16(65520.0f).bits == 0x7c00);  // halfway to the next binade rounds up to inf
   CHECK(float16(65519.0f).bits == 0x7bff);
-  CHECK(float16(-0.2f).bits == 0xb266);     // -0.199951171875
+  CHECK(float16(-0.2f).bits == 0xb266);  // -0.199951171875
   CHECK(static_cast<float>(float16(-0.2f)) == -0.199951171875f);
-  CHECK(float16(std::ldexp(1.0f, -25)).bits == 0);       // tie to even: 0
-  CHECK(float16(std::ldexp(3.0f, -25)).bits == 0x0002);  // 1.5 ulp -> 2
+  CHECK(float16(std::ldexp(1.0f, -25)).bits == 0);              // tie to even: 0
+  CHECK(float16(std::ldexp(3.0f, -25)).bits == 0x0002);         // 1.5 ulp -> 2
   CHECK(float16(1.0f + std::ldexp(1.0f, -11)).bits == 0x3c00);  // tie to even
   CHECK(float16(1.0f + std::ldexp(3.0f, -11)).bits == 0x3c02);
 }
@@ -160,10 +161,12 @@ TEST_CASE("attributes are parsed strictly") {
   CHECK(a.get_int("axis") == -1);
   CHECK_THROWS_WITH_AS(a.get_int("junk"), doctest::Contains("'junk' = '3x'"), Error);
   CHECK_THROWS_AS(a.get_int("big"), Error);
-  CHECK_THROWS_WITH_AS(a.get_int("missing"), doctest::Contains("missing required attribute 'missing'"), Error);
+  CHECK_THROWS_WITH_AS(a.get_int("missing"),
+                       doctest::Contains("missing required attribute 'missing'"), Error);
   CHECK(a.get_int("missing", 4) == 4);
   CHECK(a.get_enum("mode", {"min", "max"}) == 1);
-  CHECK_THROWS_WITH_AS(a.get_enum("junk", {"min", "max"}), doctest::Contains("expected one of min, max"), Error);
+  CHECK_THROWS_WITH_AS(a.get_enum("junk", {"min", "max"}),
+                       doctest::Contains("expected one of min, max"), Error);
   CHECK(a.get_bool("flag", false));
   CHECK_THROWS_AS(a.get_bool("bad_flag", false), Error);
   CHECK(a.get_element_type("et") == ElementType::f16);
@@ -172,8 +175,14 @@ TEST_CASE("attributes are parsed strictly") {
 
 TEST_CASE("integer attributes take one optional sign") {
   const std::vector<std::pair<std::string, std::int64_t>> accepted{
-      {"-1", -1}, {"+1", 1}, {"7", 7}, {" -3 ", -3}, {"+0", 0}, {"-0", 0},
-      {"-9223372036854775808", INT64_MIN}, {"+9223372036854775807", INT64_MAX}};
+      {"-1", -1},
+      {"+1", 1},
+      {"7", 7},
+      {" -3 ", -3},
+      {"+0", 0},
+      {"-0", 0},
+      {"-9223372036854775808", INT64_MIN},
+      {"+9223372036854775807", INT64_MAX}};
   for (const auto& [number, value] : accepted) {
     const std::string& text = number;  // CAPTURE cannot take a structured binding
     CAPTURE(text);
@@ -337,4 +346,12 @@ TEST_CASE("dispatch_numeric gives each numeric element type its C++ storage type
   // Booleans and undefined are not numeric: f is not called.
   CHECK(storage(ElementType::boolean) == "none");
   CHECK(storage(ElementType::undefined) == "none");
+}
+
+TEST_CASE("saturating_add on extents and negative pads never overflows") {
+  // A Pad's upper bound adds pads that may be negative to an unbounded extent (a fuzzed model).
+  CHECK(irlite::saturating_add(INT64_MAX, std::int64_t{-2}) == INT64_MAX - 2);
+  CHECK(irlite::saturating_add(INT64_MAX, std::int64_t{2}) == INT64_MAX);
+  CHECK(irlite::saturating_add(INT64_MIN, std::int64_t{-2}) == INT64_MIN);
+  CHECK(irlite::saturating_add(std::int64_t{5}, std::int64_t{-7}) == -2);
 }

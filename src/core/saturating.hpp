@@ -33,9 +33,12 @@ constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
 constexpr std::size_t saturating_add(std::size_t a, std::size_t b) {
   return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
-/// a + b, or INT64_MAX when that overflows (extents).
+/// a + b, or INT64_MAX (INT64_MIN, for a negative b) when that overflows (extents, and pads
+/// that may be negative).
 constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  return a > INT64_MAX - b ? INT64_MAX : a + b;
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
 }
 
 }  // namespace irlite
