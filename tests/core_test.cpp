@@ -355,3 +355,11 @@ TEST_CASE("saturating_add on extents and negative pads never overflows") {
   CHECK(irlite::saturating_add(INT64_MIN, std::int64_t{-2}) == INT64_MIN);
   CHECK(irlite::saturating_add(std::int64_t{5}, std::int64_t{-7}) == -2);
 }
+
+TEST_CASE("ceil_div rounds up without overflowing near INT64_MAX") {
+  CHECK(irlite::ceil_div(7, 2) == 4);
+  CHECK(irlite::ceil_div(8, 2) == 4);
+  CHECK(irlite::ceil_div(0, 3) == 0);
+  CHECK(irlite::ceil_div(INT64_MAX, 2) == INT64_MAX / 2 + 1);
+  CHECK(irlite::ceil_div(INT64_MAX, INT64_MAX) == 1);
+}

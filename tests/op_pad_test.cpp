@@ -143,6 +143,12 @@ TEST_CASE("Pad: output shapes from Const, unknown and bounded pads") {
   bounded.upper = &hi;
   CHECK(inferred(*op, {info(ElementType::f32, "[2,4,5]"), bounded, info(e)}) ==
         "f32 [4..6,5,10..12]");
+  // Pads at the ends of i64 do not wrap: the extent saturates, or crops to empty.
+  const Tensor huge = i64s({INT64_MAX, INT64_MIN}), far = i64s({INT64_MAX, INT64_MIN});
+  CHECK(inferred(*op, {info(ElementType::f32, "[2,3]"), info(huge), info(far)}) ==
+        fmt::format("f32 [{},0]", INT64_MAX));
+  CHECK(inferred(*op, {info(ElementType::f32, "[2..4,?]"), info(huge), info(far)}) ==
+        fmt::format("f32 [{},?]", INT64_MAX));
 }
 
 TEST_CASE("Pad: dynamic shapes and pads given at run time") {

@@ -210,6 +210,9 @@ TEST_CASE("Reshape shape rule with a known target") {
   CHECK(reshape_shape("[2..4,3]", {-1, 3}) == "f32 [2..4,3]");
   CHECK(reshape_shape("[2..4,3]", {-1, 2}) == "f32 [3..6,2]");
   CHECK(reshape_shape("[2..,3]", {3, -1}) == "f32 [3,2..]");
+  // An element count near INT64_MAX rounds up without overflowing.
+  CHECK(reshape_shape("[9223372036854775804..9223372036854775806]", {5, -1}) ==
+        "f32 [5,1844674407370955161]");
   CHECK(reshape_shape("[...]", {2, -1, 0}, true) == "f32 [2,?,?]");
   CHECK(reshape_shape("[...]", {2, 0}) == "f32 [2,0]");
   // A scalar target holds 1 and gives a scalar.

@@ -85,6 +85,10 @@ TEST_CASE("Split shape rule: static, interval and dynamic extents") {
   CHECK(split_shapes(3, "[2,3..10]", &axis1) == "f32 [2,1..3]; f32 [2,1..3]; f32 [2,1..3]");
   CHECK(split_shapes(2, "[2,?]", &axis1) == "f32 [2,?]; f32 [2,?]");
   CHECK(split_shapes(2, "[2,3..]", &axis1) == "f32 [2,2..]; f32 [2,2..]");
+  // A lower bound near INT64_MAX rounds up without overflowing.
+  CHECK(split_shapes(4, "[2,9223372036854775805..]", &axis1) ==
+        "f32 [2,2305843009213693952..]; f32 [2,2305843009213693952..]; "
+        "f32 [2,2305843009213693952..]; f32 [2,2305843009213693952..]");
   // The axis unknown: the data's rank, no extent known.
   CHECK(split_shapes(2, "[2,6]", nullptr) == "f32 [?,?]; f32 [?,?]");
   CHECK(split_shapes(2, "[...]", &axis1) == "f32 [...]; f32 [...]");

@@ -41,4 +41,9 @@ constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
   return sum;
 }
 
+/// a / b rounded up, for a >= 0 and b > 0, without the overflow of (a + b - 1) / b.
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
 }  // namespace irlite

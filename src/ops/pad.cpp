@@ -101,10 +101,12 @@ class PadOp final : public Op {
       if (e->known) check_pad(phase, 2, e->lo, n, d);
       if (n.is_static() && b->known && e->known) {
         // Cropping more than the axis holds leaves it empty (Pad-12's max(..., 0)).
-        dims.emplace_back(std::max<std::int64_t>(0, n.value() + b->lo + e->lo));
+        dims.emplace_back(
+            std::max<std::int64_t>(0, saturating_add(saturating_add(n.value(), b->lo), e->lo)));
         continue;
       }
-      const std::int64_t lo = std::max<std::int64_t>(0, n.min() + b->lo + e->lo);
+      const std::int64_t lo =
+          std::max<std::int64_t>(0, saturating_add(saturating_add(n.min(), b->lo), e->lo));
       const bool bounded =
           n.has_upper_bound() && b->hi != Dimension::unbounded && e->hi != Dimension::unbounded;
       dims.emplace_back(lo, bounded ? std::max<std::int64_t>(
@@ -136,7 +138,7 @@ class PadOp final : public Op {
       const auto n = static_cast<std::int64_t>(in[d]);
       check_pad(Phase::run, 1, begin[d], n, d);
       check_pad(Phase::run, 2, end[d], n, d);
-      if (std::max<std::int64_t>(0, n + begin[d] + end[d]) != out[d])
+      if (std::max<std::int64_t>(0, saturating_add(saturating_add(n, begin[d]), end[d])) != out[d])
         value_error(1,
                     fmt::format("pads of axis {} do not give the output's extent {}", d, out[d]));
     }

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/attribute_visitor.hpp"
+#include "core/saturating.hpp"
 #include "kernels/data_movement.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_family.hpp"
@@ -213,7 +214,7 @@ class ReshapeOp final : public Op {
     if (!out_product.has_upper_bound())
       lo = in_product.min() > 0 ? 1 : 0;
     else
-      lo = (in_product.min() + out_product.max() - 1) / out_product.max();
+      lo = ceil_div(in_product.min(), out_product.max());
     if (hi != Dimension::unbounded && lo > hi)
       bad_value(phase, 1,
                 fmt::format("cannot infer the -1 in {}: the other dimensions do not divide "

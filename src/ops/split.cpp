@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "core/attribute_visitor.hpp"
+#include "core/saturating.hpp"
 #include "kernels/data_movement.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_family.hpp"
@@ -97,7 +98,7 @@ class SplitOp final : public Op {
     } else {
       // Only multiples of num_splits can be the extent: the pieces lie between the smallest
       // and the largest of them, divided.
-      const std::int64_t lo = (d.min() + k - 1) / k;
+      const std::int64_t lo = ceil_div(d.min(), k);
       const std::int64_t hi = d.has_upper_bound() ? d.max() / k : Dimension::unbounded;
       if (d.has_upper_bound() && hi < lo)
         input_error(0, fmt::format("no extent of data {} along axis {} divides into num_splits "
