@@ -168,6 +168,81 @@ TEST_CASE("fusion: the layers after an Add of two tensors run in its kernel, the
   CHECK_FALSE(subtract.layers()[layer_index(subtract, "prelu")].fused_into);
 }
 
+TEST_CASE("fusion: the Add of a tensor computed before the convolution runs in its kernel") {
+  // A residual connection: skip = Relu(x) (or x itself), then x -> convolution (same channels
+  // and size) -> bias Add -> Add of skip -> PReLU. A 1x1 convolution on a map of 32 pixels or
+  // more sums where its output lies, and its GEMM adds skip in its epilogue; the other kernels
+  // (3x3, grouped, depthwise, few pixels) run the steps from that Add on after they finish.
+  std::mt19937 rng(17);
+  struct Case {
+    std::int64_t groups, channels, kernel, height, width;
+    bool skip_is_x;
+  };
+  for (const Case& c :
+       {Case{1, 6, 1, 9, 7, false}, Case{1, 6, 1, 9, 7, true}, Case{1, 6, 1, 4, 5, false},
+        Case{1, 5, 3, 9, 7, false}, Case{2, 6, 3, 9, 7, false}, Case{6, 6, 3, 9, 7, false}}) {
+    CAPTURE(c.groups);
+    CAPTURE(c.kernel);
+    CAPTURE(c.height);
+    CAPTURE(c.skip_is_x);
+    const Shape shape = {2, c.channels, c.height, c.width};
+    GraphBuilder g;
+    const auto x = g.parameter("x", ElementType::f32, PartialShape::from_shape(shape));
+    const auto skip =
+        c.skip_is_x ? x : g.layer("Relu", "opset1", {}, {x}, {ElementType::f32}, "skip")[0];
+    Shape filters = {c.channels, c.channels, c.kernel, c.kernel};
+    std::string type = "Convolution";
+    if (c.groups > 1) {
+      filters = {c.groups, c.channels / c.groups, c.channels / c.groups, c.kernel, c.kernel};
+      type = "GroupConvolution";
+    }
+    const std::string pad = c.kernel == 3 ? "1,1" : "0,0";
+    const auto w = g.constant("w", random_f32(filters, rng));
+    const auto conv =
+        g.layer(type, "opset1",
+                {{"strides", "1,1"}, {"pads_begin", pad}, {"pads_end", pad}, {"dilations", "1,1"}},
+                {x, w}, {ElementType::f32}, "conv");
+    const auto bias = g.constant("bias", random_f32({1, c.channels, 1, 1}, rng));
+    const auto add = g.layer("Add", "opset1", {}, {conv[0], bias}, {ElementType::f32}, "bias_add");
+    // The skip first: an Add reads its inputs in either order.
+    const auto sum = g.layer("Add", "opset1", {}, {skip, add[0]}, {ElementType::f32}, "residual");
+    const auto slope = g.constant("slope", random_f32({c.channels}, rng));
+    const auto prelu = g.layer("PReLU", "opset1", {}, {sum[0], slope}, {ElementType::f32}, "prelu");
+    g.result(prelu[0], "y");
+    const Model fused = g.load();
+    const std::map<std::string, Tensor> inputs{{"x", random_f32(shape, rng)}};
+    const Tensor want = run(g.load(unfused()), inputs, 1).at("y");
+    for (unsigned threads : {1u, 3u}) {
+      RunProfile profile;
+      CHECK(same_bits(run(fused, inputs, threads, &profile).at("y"), want));
+      REQUIRE(profile.layers.size() == (c.skip_is_x ? 1u : 2u));
+      const LayerProfile& layer = profile.layers.back();
+      CHECK(layer.name == "conv");
+      std::vector<std::string> names;
+      for (std::size_t f : layer.fused_layers) names.push_back(fused.layers()[f].name);
+      CHECK(names == std::vector<std::string>{"bias_add", "residual", "prelu"});
+    }
+  }
+  // A tensor computed after the convolution cannot be added in its kernel: the chain stops
+  // before that Add.
+  GraphBuilder g;
+  const auto x = g.parameter("x", ElementType::f32, PartialShape{1, 4, 8, 8});
+  const auto w = g.constant("w", random_f32({4, 4, 1, 1}, rng));
+  const auto conv = g.layer(
+      "Convolution", "opset1",
+      {{"strides", "1,1"}, {"pads_begin", "0,0"}, {"pads_end", "0,0"}, {"dilations", "1,1"}},
+      {x, w}, {ElementType::f32}, "conv");
+  const auto relu = g.layer("Relu", "opset1", {}, {conv[0]}, {ElementType::f32}, "relu");
+  const auto later = g.layer("Sigmoid", "opset1", {}, {x}, {ElementType::f32}, "later");
+  const auto sum = g.layer("Add", "opset1", {}, {relu[0], later[0]}, {ElementType::f32}, "sum");
+  g.result(sum[0], "y");
+  const Model model = g.load();
+  CHECK(model.layers()[layer_index(model, "relu")].fused_into == layer_index(model, "conv"));
+  CHECK_FALSE(model.layers()[layer_index(model, "sum")].fused_into);
+  const std::map<std::string, Tensor> inputs{{"x", random_f32({1, 4, 8, 8}, rng)}};
+  CHECK(same_bits(run(model, inputs, 2).at("y"), run(g.load(unfused()), inputs, 1).at("y")));
+}
+
 TEST_CASE("fusion: what cannot run in the kernel stays a layer of its own") {
   std::mt19937 rng(11);
   const auto build = [&](const std::string& variant) {

@@ -99,6 +99,9 @@ std::vector<T> oracle(const Case& c, const std::vector<T>& a, const std::vector<
             case EpilogueStep::Kind::prelu:
               acc = acc < 0.0f ? acc * v : acc;
               break;
+            case EpilogueStep::Kind::add_tensor:  // C's element at the same place
+              acc = acc + step.values[out.size()];
+              break;
             case EpilogueStep::Kind::fake_quantize:
               acc = quantize_value(
                   acc, QuantizeLimits<float>::make(v, step.values[at + step.stride],
@@ -170,6 +173,12 @@ void check_case(std::mt19937& rng, const Case& c, Bias bias_kind = Bias::none,
     std::vector<T> out(static_cast<std::size_t>(c.batches * c.m * c.n), T(-7.0f));
     GemmArgs<T> call = args;
     call.c = out.data();
+    // An added tensor is read at C's place: the steps run on this C.
+    std::vector<EpilogueStep> steps(row_steps.begin(), row_steps.end());
+    if constexpr (std::is_same_v<T, float>)
+      for (EpilogueStep& step : steps)
+        if (step.kind == EpilogueStep::Kind::add_tensor) step.output = out.data();
+    call.epilogue.steps = steps;
     const std::size_t bytes = lent ? gemm_scratch(c.m, c.n, c.k, c.b_count, par.threads()) : 0;
     const std::shared_ptr<void> arena = allocate_buffer(bytes);
     const Scratch scratch(arena.get(), bytes);
@@ -253,8 +262,8 @@ TEST_CASE("GEMM against a plain loop over k: batches, 16-bit floats, epilogue, e
 
 TEST_CASE("GEMM: per-row steps, run by the register tiles or on the finished block") {
   // Add, multiply, relu and prelu run on the sums in the tiles of the last k block; with a
-  // FakeQuantize among them every step runs on the block after. Either way each element takes
-  // the steps' float operations in order.
+  // FakeQuantize or the Add of a tensor among them, the steps from that one on run on the block
+  // after. Either way each element takes the steps' float operations in order.
   std::mt19937 rng(9);
   const std::int64_t m = 40;
   const std::vector<float> add = random_values<float>(rng, m);
@@ -276,7 +285,12 @@ TEST_CASE("GEMM: per-row steps, run by the register tiles or on the finished blo
   };
   std::vector<EpilogueStep> after = in_tiles;
   after.insert(after.begin() + 2, {Kind::fake_quantize, limits.data(), m, 255.0f});
-  for (const auto* steps : {&in_tiles, &after}) {
+  // The Add of a tensor of C's shape (a residual connection) runs on the block too, the steps
+  // before it in the tiles.
+  const std::vector<float> residual = random_values<float>(rng, m * 50);
+  std::vector<EpilogueStep> tensor = in_tiles;
+  tensor.insert(tensor.begin() + 1, {Kind::add_tensor, residual.data()});
+  for (const auto* steps : {&in_tiles, &after, &tensor}) {
     CAPTURE(steps->size());
     using enum GemmEpilogue::Activation;
     // Several k blocks, a partial panel and sliver, one sliver, and no k at all.

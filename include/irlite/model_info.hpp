@@ -71,8 +71,9 @@ struct LoadOptions {
   /// What f16 and bf16 layers compute in.
   InferencePrecision inference_precision = InferencePrecision::f32;
   /// Run the element-wise layers that follow a Convolution or GroupConvolution inside its
-  /// kernel: the Add of a per-channel bias, Relu, PReLU and a per-channel Multiply or Add, each
-  /// the only reader of the layer before it. The outputs are the same bits; the fused layers'
+  /// kernel: the Add of a per-channel bias, Relu, PReLU, FakeQuantize, a per-channel Multiply or
+  /// Add, and the Add of a tensor computed before it (a residual connection), each the only
+  /// reader of the layer before it. The outputs are the same bits; the fused layers'
   /// own outputs are never made, so a LayerObserver sees only the last one's (under that
   /// layer), and a profile times them with the first (LayerProfile::fused_layers). Off: every
   /// layer runs alone, as `irlite run --dump` needs.

@@ -390,10 +390,12 @@ class Run {
   /// The outputs of a layer whose shape rule runs again on the real inputs.
   void inferred_outputs(const ExecPlan::Step& step, const Node& node,
                         std::span<const Tensor> inputs, std::span<Tensor> outputs) {
-    for (std::size_t k = 0; k < inputs.size(); ++k)
+    // The layer's own inputs (a fused chain's added tensors follow them).
+    const std::size_t own = node.inputs.size();
+    for (std::size_t k = 0; k < own; ++k)
       state_.infos[k] = {inputs[k].element_type(), PartialShape::from_shape(inputs[k].shape()),
                          step.value_inputs[k] ? &inputs[k] : nullptr};
-    const std::span<const ValueInfo> infos(state_.infos.data(), inputs.size());
+    const std::span<const ValueInfo> infos(state_.infos.data(), own);
     // Op::infer() checks the types again: they were checked at load, and a Session takes
     // inputs of the Parameters' types only, but the rule relies on them.
     const std::vector<OutputInfo> outs = node.op->infer(infos, Phase::run);

@@ -246,7 +246,7 @@ ExecPlan make_plan(const Graph& graph) {
     step.first_output = first_slot[i];
     step.output_count = node.outputs.size();
     step.io_index = io_index[i];
-    for (const InputPort& in : node.inputs) {
+    const auto read = [&](const InputPort& in) {
       // The last layer of a fused chain (graph/fuse.hpp) is read in the first one's output.
       const std::size_t fused_into = graph.nodes[in.source_node].fused_into;
       const std::size_t slot = fused_into != SIZE_MAX
@@ -256,7 +256,10 @@ ExecPlan make_plan(const Graph& graph) {
         step.repeated_input = true;
       step.inputs.push_back(slot);
       last_reader[slot] = plan.steps.size();
-    }
+    };
+    for (const InputPort& in : node.inputs) read(in);
+    // A fused chain reads the tensors it adds after the layer's own inputs.
+    for (const InputPort& in : node.fused_inputs) read(in);
     for (std::size_t k = 0; k < step.output_count; ++k)
       producer[step.first_output + k] = plan.steps.size();
     if (node.kind() == OpKind::compute) {

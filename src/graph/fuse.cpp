@@ -45,10 +45,21 @@ const Tensor* const_value(const Graph& graph, const InputPort& in) {
   return src.kind() == OpKind::constant && src.has_value ? &src.value : nullptr;
 }
 
+/// Whether `in` is a value of `shape` (static) computed before layer `head` runs: a tensor its
+/// kernel may add.
+bool earlier_tensor(const Graph& graph, const InputPort& in, std::size_t head,
+                    const PartialShape& shape) {
+  if (in.source_node == SIZE_MAX || in.source_node >= head) return false;
+  const OutputPort& port = graph.nodes[in.source_node].outputs[in.source_output];
+  return port.type == ElementType::f32 && port.shape.is_static() && port.shape == shape;
+}
+
 /// `node`, which reads output 0 of layer `data`, as a step on that output (of rank `rank`, with
-/// `channels` channels), or nullopt when it is none of the kinds a kernel runs.
+/// `channels` channels) of the chain that layer `head` runs, or nullopt when it is none of the
+/// kinds a kernel runs. An Add of a tensor computed before `head`, of the output's static shape,
+/// is an add_tensor step; its `input` is left for the caller to number.
 std::optional<ChannelStep> as_step(const Graph& graph, const Node& node, std::size_t data,
-                                   std::size_t rank, std::int64_t channels) {
+                                   std::size_t head, std::size_t rank, std::int64_t channels) {
   const std::string_view type = node.def->type;
   const auto reads_data = [&](const InputPort& in) {
     return in.source_node == data && in.source_output == 0;
@@ -59,7 +70,12 @@ std::optional<ChannelStep> as_step(const Graph& graph, const Node& node, std::si
     if (broadcast != "numpy" && broadcast != "none") return std::nullopt;
     const bool first = reads_data(node.inputs[0]);
     if (first == reads_data(node.inputs[1])) return std::nullopt;  // x + x, or neither
-    const Tensor* value = const_value(graph, node.inputs[first ? 1 : 0]);
+    const InputPort& other = node.inputs[first ? 1 : 0];
+    const Tensor* value = const_value(graph, other);
+    if (!value && type == "Add" &&
+        earlier_tensor(graph, other, head, graph.nodes[data].outputs[0].shape) &&
+        node.outputs[0].shape == graph.nodes[data].outputs[0].shape)
+      return ChannelStep{ChannelStep::Kind::add_tensor, {}};
     if (!value) return std::nullopt;
     auto values = per_channel(*value, rank, channels);
     if (!values) return std::nullopt;
@@ -135,6 +151,7 @@ void fuse_layers(Graph& graph) {
     const std::int64_t channels = out.shape[1].value();
     std::vector<ChannelStep> steps;
     std::vector<std::size_t> chain;
+    std::vector<InputPort> extra;  // the tensors add_tensor steps read
     std::size_t last = i;
     while (steps.size() < kMaxSteps && readers[last] == 1) {
       const std::size_t next = reader[last];
@@ -142,8 +159,15 @@ void fuse_layers(Graph& graph) {
       if (node.kind() != OpKind::compute || !node.def || !node.op || node.outputs.size() != 1 ||
           node.outputs[0].type != ElementType::f32)
         break;
-      std::optional<ChannelStep> step = as_step(graph, node, last, rank, channels);
+      std::optional<ChannelStep> step = as_step(graph, node, last, i, rank, channels);
       if (!step) break;
+      if (step->kind == ChannelStep::Kind::add_tensor) {
+        step->input = head.inputs.size() + extra.size();
+        // The Add's input that is not the chain's value.
+        const InputPort& first = node.inputs[0];
+        const bool data_first = first.source_node == last && first.source_output == 0;
+        extra.push_back(node.inputs[data_first ? 1 : 0]);
+      }
       steps.push_back(std::move(*step));
       chain.push_back(next);
       last = next;
@@ -153,6 +177,7 @@ void fuse_layers(Graph& graph) {
     if (!fused) continue;
     head.fused_op = std::move(fused);
     head.fused_layers = chain;
+    head.fused_inputs = std::move(extra);
     for (std::size_t k : chain) graph.nodes[k].fused_into = i;
   }
 }
@@ -161,6 +186,7 @@ void clear_fusion(Graph& graph) {
   for (Node& node : graph.nodes) {
     node.fused_op = nullptr;
     node.fused_layers.clear();
+    node.fused_inputs.clear();
     node.fused_into = SIZE_MAX;
   }
 }

@@ -74,6 +74,9 @@ struct Node {
   /// layer's own, for its shape rule, its attributes and a reshape.
   std::shared_ptr<const Op> fused_op;
   std::vector<std::size_t> fused_layers;
+  /// The values fused_op reads after the layer's own inputs: the tensors its chain adds
+  /// (ChannelStep::Kind::add_tensor), each computed before this layer runs.
+  std::vector<InputPort> fused_inputs;
   /// On a layer run inside another's kernel: that layer's index. It has no step of its own; its
   /// readers read that layer's output, which is its value.
   std::size_t fused_into = SIZE_MAX;

@@ -85,11 +85,12 @@ struct OpDef;
 
 /// One element-wise step a layer may run in its kernel on each finished output element, with a
 /// value per output channel (axis 1): the Add of a bias, a Multiply by a scale, Relu, PReLU,
-/// FakeQuantize.
+/// FakeQuantize; or the Add of a tensor of the output's shape (a residual connection), which the
+/// fused op reads as an input after the layer's own.
 /// The load-time fusion pass (graph/fuse.hpp) finds them after a layer and hands them to
 /// Op::fused(); an element's result is the same bits as the separate layers give.
 struct ChannelStep {
-  enum class Kind { add, multiply, relu, prelu, fake_quantize };
+  enum class Kind { add, multiply, relu, prelu, fake_quantize, add_tensor };
   Kind kind = Kind::relu;
   /// add: x + v, multiply: x * v, prelu: x < 0 ? x * v : x; one value per channel (relu: none).
   /// fake_quantize: four arrays of one value per channel, one after another: input_low,
@@ -97,6 +98,8 @@ struct ChannelStep {
   std::vector<float> values;
   /// fake_quantize: levels - 1.
   float steps = 0.0f;
+  /// add_tensor: the fused op's input that holds the tensor (the layer's own inputs come first).
+  std::size_t input = 0;
 };
 
 /// What an op works out once per layer from the layer's Const inputs while the model loads, and
@@ -242,7 +245,7 @@ struct OpDef {
   int since_opset = 0;    ///< first opset that holds this version
   int min_inputs = 0;     ///< optional inputs come last
   int max_inputs = 0;     ///< INT_MAX for a variadic op (Concat)
-  int num_outputs = 1;  ///< the outputs; the fewest of them when max_outputs is larger
+  int num_outputs = 1;    ///< the outputs; the fewest of them when max_outputs is larger
   /// 0 for exactly num_outputs. Larger for an op whose attributes or inputs say how many
   /// outputs it has (Split's num_splits): the loader takes num_outputs to max_outputs ports,
   /// and the shape rule's count must then equal the layer's.

@@ -614,7 +614,9 @@ std::array<EpilogueStep, kMaxConvSteps> group_steps(std::span<const EpilogueStep
   std::array<EpilogueStep, kMaxConvSteps> out;
   for (std::size_t s = 0; s < std::min(steps.size(), kMaxConvSteps); ++s) {
     out[s] = steps[s];
-    if (steps[s].values) out[s].values += group * channels;
+    // An added tensor is read at each output's own place, whatever its channel.
+    if (steps[s].values && steps[s].kind != EpilogueStep::Kind::add_tensor)
+      out[s].values += group * channels;
   }
   return out;
 }
@@ -836,6 +838,32 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
                  const ConvWeights* weights, T* y, const Scratch& scratch,
                  std::span<const EpilogueStep> steps) {
   if (g.batch == 0 || g.groups == 0 || g.out_channels == 0 || g.out_size() == 0) return;
+  // An added tensor (a residual connection) is read at each output's place. The filters-first
+  // GEMM without shifted rows stores its sums where they belong in y, so its epilogue runs every
+  // step; the other kernels (some run the steps on rows in scratch) run the steps before the
+  // first such Add, then the rest on y, a channel's plane at a time.
+  const auto added = std::find_if(steps.begin(), steps.end(), [](const EpilogueStep& s) {
+    return s.kind == EpilogueStep::Kind::add_tensor;
+  });
+  if constexpr (std::is_same_v<T, float>) {
+    const bool sums_in_place =
+        !g.depthwise() && !run_filters_as_b<T>(g, weights) && !shifted_rows<T>(g, weights);
+    if (added != steps.end() && !sums_in_place) {
+      const auto before = static_cast<std::size_t>(added - steps.begin());
+      convolution(par, g, x, filters, weights, y, scratch, steps.first(before));
+      const std::span<const EpilogueStep> rest = steps.subspan(before);
+      const std::int64_t plane = g.out_size();
+      const std::int64_t channels = g.groups * g.out_channels;
+      par.for_range(static_cast<std::size_t>(g.batch * channels),
+                    static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / plane)),
+                    [&](std::size_t first, std::size_t last, std::size_t) {
+                      for (auto p = static_cast<std::int64_t>(first);
+                           p < static_cast<std::int64_t>(last); ++p)
+                        apply_steps(rest, p % channels, y + p * plane, plane);
+                    });
+      return;
+    }
+  }
   const Buffers<T> b = take_buffers<T>(scratch, g, weights, par.threads());
   if (g.depthwise()) {
     const float* w = weights ? weights->depthwise.get() : b.depthwise.data();

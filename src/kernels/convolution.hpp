@@ -100,7 +100,7 @@ inline constexpr std::size_t kMaxConvSteps = 8;
 /// prepare `filters` into scratch (on f32, weights prepared for the other side of the GEMM than
 /// filters_as_b() says are not used: the filters are then read as they are). Each output element
 /// then goes through `steps` (at most kMaxConvSteps, values indexed by output channel) in float
-/// before it is stored.
+/// before it is stored; an add_tensor step's tensor has y's shape, and its `output` is y.
 template <class T>
 void convolution(const Parallel& par, const ConvGeometry& geometry, const T* x, const T* filters,
                  const ConvWeights* weights, T* y, const Scratch& scratch,

@@ -90,7 +90,8 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
           hi[r] = hi[r] < zero ? hi[r] * x : hi[r];
           break;
         case EpilogueStep::Kind::fake_quantize:
-          break;
+        case EpilogueStep::Kind::add_tensor:
+          break;  // not a tile's (tile_runs())
       }
     }
   }
@@ -203,6 +204,9 @@ IRLITE_MULTIVERSION void column_step(const EpilogueStep& step, std::int64_t j0, 
   const float* v = step.kind == EpilogueStep::Kind::relu ? nullptr : step.values + j0;
   std::int64_t j = 0;
   switch (step.kind) {
+    case EpilogueStep::Kind::add_tensor:
+      v = step.values + (row - step.output);  // the same place in the added tensor
+      [[fallthrough]];
     case EpilogueStep::Kind::add:
       for (; j + L <= cols; j += L) simd::store(row + j, simd::load(row + j) + simd::load(v + j));
       for (; j < cols; ++j) row[j] = row[j] + v[j];
@@ -511,7 +515,10 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
   for (std::int64_t r = 0; r < rows; ++r)
     for (const EpilogueStep& step : steps) {
       float* const row = x + r * ld;
-      const float v = step.kind == EpilogueStep::Kind::relu ? 0.0f : step.values[column + r];
+      const float v =
+          step.kind == EpilogueStep::Kind::relu || step.kind == EpilogueStep::Kind::add_tensor
+              ? 0.0f
+              : step.values[column + r];
       const V vv = simd::broadcast(v);
       std::int64_t i = 0;
       switch (step.kind) {
@@ -519,6 +526,14 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
           for (; i + L <= count; i += L) simd::store(row + i, simd::load(row + i) + vv);
           for (; i < count; ++i) row[i] = row[i] + v;
           break;
+        case EpilogueStep::Kind::add_tensor: {
+          // The same place in the added tensor: row's offset from the output.
+          const float* const other = step.values + (row - step.output);
+          for (; i + L <= count; i += L)
+            simd::store(row + i, simd::load(row + i) + simd::load(other + i));
+          for (; i < count; ++i) row[i] = row[i] + other[i];
+          break;
+        }
         case EpilogueStep::Kind::multiply:
           for (; i + L <= count; i += L) simd::store(row + i, simd::load(row + i) * vv);
           for (; i < count; ++i) row[i] = row[i] * v;

@@ -39,15 +39,20 @@ bool gemm_fuses(GemmIsa isa);
 
 /// One element-wise step with a value per column of C (a convolution's output channel): x + v,
 /// x * v, max(x, 0) (a NaN gives 0, as Relu does), x < 0 ? x * v : x (PReLU) or FakeQuantize's
-/// formula on f32 (kernels/fake_quantize.hpp) with four limits per column.
+/// formula on f32 (kernels/fake_quantize.hpp) with four limits per column; or x plus the element
+/// of another tensor of the output's shape at x's place (add_tensor: a residual connection).
 struct EpilogueStep {
-  enum class Kind { add, multiply, relu, prelu, fake_quantize };
+  enum class Kind { add, multiply, relu, prelu, fake_quantize, add_tensor };
   Kind kind = Kind::relu;
-  const float* values = nullptr;  ///< n values, for column 0 on; unused by relu
+  /// n values, for column 0 on; unused by relu. add_tensor: the tensor added, whose element at
+  /// offset i from `output` is added to output[i].
+  const float* values = nullptr;
   /// fake_quantize: the limits input_low, input_high, output_low and output_high are n values
   /// each, at values, values + stride, values + 2 * stride and values + 3 * stride.
   std::int64_t stride = 0;
   float steps = 0.0f;  ///< fake_quantize: levels - 1
+  /// add_tensor: the output the steps run on, in which every element they reach must lie.
+  const float* output = nullptr;
 };
 
 /// Runs `steps` in order on `count` elements that all belong to column (channel) `column`.
@@ -61,7 +66,8 @@ void apply_row_steps(std::span<const EpilogueStep> steps, std::int64_t row, floa
 
 /// What is done to each element of C once its sum is complete: a bias added (per column, as a
 /// fully connected layer's, or per row, as a convolution's in the transposed layout), then an
-/// activation, then the steps. The default does nothing.
+/// activation, then the steps. The default does nothing. An add_tensor step reads its tensor at
+/// the place of each element in C, so C must be a float output stored as summed (not transposed).
 struct GemmEpilogue {
   enum class Activation { none, relu };
   /// n values (per column) or m values (per row) for every output matrix; null: no bias.

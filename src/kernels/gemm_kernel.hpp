@@ -17,9 +17,11 @@ struct TileSteps {
   std::int64_t row = 0;
 };
 
-/// Whether a tile can run `step` (FakeQuantize runs after, on the stored block).
+/// Whether a tile can run `step` (FakeQuantize and the Add of a tensor run after, on the stored
+/// block).
 inline bool tile_runs(const EpilogueStep& step) {
-  return step.kind != EpilogueStep::Kind::fake_quantize;
+  return step.kind != EpilogueStep::Kind::fake_quantize &&
+         step.kind != EpilogueStep::Kind::add_tensor;
 }
 
 /// c[r * ldc + j] = sum over q < kc of ap[q * mr + r] * bp[q * b_stride + j], for r < rows and

@@ -340,16 +340,18 @@ class BinaryOp final : public Op {
  private:
   /// The Add with its fused steps, on f32 (fused()'s contract): output plane by plane (a batch
   /// item's channel), each summed, when neither input is broadcast, then put through the steps.
+  /// A tensor the steps add is an input after the two.
   void run_fused(std::span<const Tensor> inputs, Tensor& out, const ExecContext& context) const {
     const Tensor& a = inputs[0];
     const Tensor& b = inputs[1];
     std::array<EpilogueStep, kMaxAddSteps> kernel_steps;
-    for (std::size_t i = 0; i < steps_.size(); ++i) kernel_steps[i] = epilogue_step(steps_[i]);
+    for (std::size_t i = 0; i < steps_.size(); ++i)
+      kernel_steps[i] = epilogue_step(steps_[i], inputs, out.data<float>());
     const std::span<const EpilogueStep> steps(kernel_steps.data(), steps_.size());
     const Shape& shape = out.shape();
     const bool in_place = a.shape() == shape && b.shape() == shape;
     if (!in_place)
-      binary_elementwise(context.parallel, plan_for(inputs, out, attributes_.spec),
+      binary_elementwise(context.parallel, plan_for(inputs.first(2), out, attributes_.spec),
                          binary_fn::Add{}, a.data<float>(), b.data<float>(), out.data<float>());
     const std::int64_t channels = shape[1];
     std::int64_t plane = 1;

@@ -247,7 +247,9 @@ class ConvolutionOp final : public Op {
     const Tensor& filters = inputs[1];
     const ConvGeometry g = geometry(data.shape(), filters.shape(), outputs[0].shape());
     std::array<EpilogueStep, kMaxConvSteps> steps;
-    for (std::size_t i = 0; i < steps_.size(); ++i) steps[i] = epilogue_step(steps_[i]);
+    // Steps are fused on f32 outputs only.
+    for (std::size_t i = 0; i < steps_.size(); ++i)
+      steps[i] = epilogue_step(steps_[i], inputs, outputs[0].data<float>());
     bool done = false;
     dispatch_numeric(data.element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
