@@ -58,7 +58,7 @@ def test_the_results_are_right_on_every_thread(model):
 
 
 def test_python_runs_while_a_session_runs():
-    # A worker thread times a few long runs in Python (so holding the GIL around each call) while
+    # A worker thread times long runs in Python (so holding the GIL around each call) while
     # this thread steps through a loop, counting its steps per millisecond. Were the GIL held
     # during a run, this thread could step only near the run's two ends (when the GIL changes
     # hands, a switch interval at most); released, it steps all through the run. So the middle
@@ -70,10 +70,14 @@ def test_python_runs_while_a_session_runs():
     spans = []
 
     def work():
-        for _ in range(3):
+        # Until the runs' middle halves span 60 ms (a fast machine needs more runs for that).
+        middle = 0.0
+        while middle < 0.06 and len(spans) < 100:
             start = time.perf_counter()
             session.run([a, b])
-            spans.append((start, time.perf_counter()))
+            end = time.perf_counter()
+            spans.append((start, end))
+            middle += (end - start) / 2
 
     old = sys.getswitchinterval()
     sys.setswitchinterval(0.001)
