@@ -70,15 +70,6 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 #endif
 }
 
-void free_pages_lazily(void* data, std::size_t bytes) {
-#ifdef MADV_FREE
-  advise_whole_pages(data, bytes, kPage, MADV_FREE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
 std::shared_ptr<void> allocate_buffer(std::size_t bytes, bool zeroed) {
   if (bytes >= kHugePageThreshold) return map_huge(bytes);
   void* p = ::operator new (bytes ? bytes : 1, std::align_val_t{kAlignment});

@@ -23,12 +23,6 @@ inline constexpr std::size_t kHugePageThreshold = std::size_t{4} << 20;
 /// request, and the memory must be a mapping of its own (as malloc gives for large blocks).
 void advise_huge_pages(void* data, std::size_t bytes);
 
-/// Lets the kernel take back the whole pages inside [data, data + bytes) whenever it needs memory
-/// (MADV_FREE), while they stay mapped: until it does, writing them costs no page fault; once
-/// it has, they read as zeros. For memory whose contents no longer matter but which is likely to
-/// be written again soon.
-void free_pages_lazily(void* data, std::size_t bytes);
-
 /// `bytes` of memory (at least one), aligned to 64 bytes, owned by the returned pointer and
 /// freed with its last copy. The contents are unspecified unless `zeroed`. Throws
 /// std::bad_alloc.

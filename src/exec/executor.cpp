@@ -473,14 +473,14 @@ class Run {
     for (std::size_t b : step.drop) retire(b);
   }
 
-  /// Lets go of buffer `b` for this run: into the spare ones, lazily freed, unless someone
-  /// else still holds it (an observer that kept a tensor).
+  /// Lets go of buffer `b` for this run: into the spare ones, unless someone else still holds
+  /// it (an observer that kept a tensor). Its pages stay as they are: advising the kernel that
+  /// they may go (MADV_FREE) made face detection's runs three times as long, and fresh memory
+  /// faults its pages in again at every run.
   void retire(std::size_t b) {
     std::shared_ptr<void>& buffer = state_.buffers[b];
-    if (buffer && buffer.use_count() == 1) {
-      free_pages_lazily(buffer.get(), plan_.buffers[b].bytes);
+    if (buffer && buffer.use_count() == 1)
       state_.spare.emplace_back(plan_.buffers[b].bytes, std::move(buffer));
-    }
     buffer.reset();
   }
 

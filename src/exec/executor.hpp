@@ -33,9 +33,9 @@ struct ExecState {
   /// so a Session that runs the same shapes allocates it once.
   std::shared_ptr<void> arena;
   std::size_t arena_bytes = 0;
-  /// Buffers of the plan a run let go of (not kept across runs), with their sizes, lazily freed
-  /// (free_pages_lazily()): a later value of the same size takes one instead of fresh memory,
-  /// whose pages would all fault again. At most one per buffer of the plan.
+  /// Buffers of the plan a run let go of (not kept across runs), with their sizes: a later value
+  /// of the same size, in this run or the next, takes one instead of fresh memory, whose pages
+  /// would all fault again. At most one per buffer of the plan.
   std::vector<std::pair<std::size_t, std::shared_ptr<void>>> spare;
 };
 
