@@ -14,8 +14,8 @@ namespace irlite {
 /// shape made by a layer that runs before it (the fused op reads it as an extra input,
 /// Node::fused_inputs). The chain's values must all be f32, so that each step rounds exactly as
 /// its layer would. Sets Node::fused_op, fused_layers and fused_inputs on the layer and
-/// fused_into on the chain. Runs after
-/// prepare_layers(), on a graph that loaded without problems; clear_fusion() undoes it.
+/// fused_into on the chain. Runs after prepare_layers(), on a graph that loaded without problems;
+/// clear_fusion() undoes it.
 void fuse_layers(Graph& graph);
 
 /// Undoes fuse_layers(): every layer runs alone again.
