@@ -180,7 +180,10 @@ TEST_CASE("fusion: the Add of a tensor computed before the convolution runs in i
   };
   for (const Case& c :
        {Case{1, 6, 1, 9, 7, false}, Case{1, 6, 1, 9, 7, true}, Case{1, 6, 1, 4, 5, false},
-        Case{1, 5, 3, 9, 7, false}, Case{2, 6, 3, 9, 7, false}, Case{6, 6, 3, 9, 7, false}}) {
+        Case{1, 5, 3, 9, 7, false}, Case{2, 6, 3, 9, 7, false}, Case{6, 6, 3, 9, 7, false},
+        // Depthwise on planes of 2,400 outputs: the steps before the Add run on spans of rows
+        // that end inside a plane too.
+        Case{6, 6, 3, 50, 48, false}}) {
     CAPTURE(c.groups);
     CAPTURE(c.kernel);
     CAPTURE(c.height);

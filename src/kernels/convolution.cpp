@@ -482,6 +482,9 @@ IRLITE_MULTIVERSION void in_place_plane_row(float* __restrict out, const float* 
   }
 }
 
+/// The outputs the depthwise loops run the fused steps on at once, at most: 8 KiB.
+inline constexpr std::int64_t kStepFloats = 2048;
+
 /// The rows_in_place() case, f32.
 void depthwise_in_place(const Parallel& par, const ConvGeometry& g, const float* x, const float* w,
                         float* y, std::span<const EpilogueStep> steps) {
@@ -496,12 +499,19 @@ void depthwise_in_place(const Parallel& par, const ConvGeometry& g, const float*
                   std::int64_t plane = static_cast<std::int64_t>(begin) / rows;
                   std::int64_t oh = static_cast<std::int64_t>(begin) % rows;
                   std::int64_t group = plane % g.groups;
+                  // The plane's first row whose steps have not run: they run on a few rows at
+                  // once (a small map's rows are short), while those are in L1.
+                  std::int64_t pending = oh;
                   for (std::size_t u = begin; u < end; ++u) {
-                    float* const out = y + plane * g.out_size() + oh * ow;
-                    row(out, x + plane * g.in_size(), w + group * 9, ih, iw, ow, oh);
-                    apply_steps(steps, group, out, ow);
-                    if (++oh == rows) {
-                      oh = 0;
+                    float* const out = y + plane * g.out_size();
+                    row(out + oh * ow, x + plane * g.in_size(), w + group * 9, ih, iw, ow, oh);
+                    ++oh;
+                    if (oh == rows || u + 1 == end || (oh - pending) * ow >= kStepFloats) {
+                      apply_steps(steps, group, out + pending * ow, (oh - pending) * ow);
+                      pending = oh;
+                    }
+                    if (oh == rows) {
+                      oh = pending = 0;
                       group = ++plane % g.groups;
                     }
                   }
