@@ -60,6 +60,17 @@ std::size_t layer_index(const Model& model, const std::string& name) {
   return 0;
 }
 
+/// Layer "conv": a Convolution of x by filters w with a 1x1 kernel (stride 1, no padding),
+/// whose output is `type`.
+GraphBuilder::Port pointwise_conv(GraphBuilder& g, const GraphBuilder::Port& x,
+                                  const GraphBuilder::Port& w,
+                                  ElementType type = ElementType::f32) {
+  return g.layer(
+      "Convolution", "opset1",
+      {{"strides", "1,1"}, {"pads_begin", "0,0"}, {"pads_end", "0,0"}, {"dilations", "1,1"}},
+      {x, w}, {type}, "conv")[0];
+}
+
 /// x [N, C_IN, 9, 7] -> a convolution (GroupConvolution with `groups` > 1) to `channels`
 /// channels -> bias Add [1, C, 1, 1] -> Relu -> Multiply [C, 1, 1] -> Add of one value ->
 /// PReLU with a slope per channel -> Result y.
@@ -231,11 +242,8 @@ TEST_CASE("fusion: the Add of a tensor computed before the convolution runs in i
   GraphBuilder g;
   const auto x = g.parameter("x", ElementType::f32, PartialShape{1, 4, 8, 8});
   const auto w = g.constant("w", random_f32({4, 4, 1, 1}, rng));
-  const auto conv = g.layer(
-      "Convolution", "opset1",
-      {{"strides", "1,1"}, {"pads_begin", "0,0"}, {"pads_end", "0,0"}, {"dilations", "1,1"}},
-      {x, w}, {ElementType::f32}, "conv");
-  const auto relu = g.layer("Relu", "opset1", {}, {conv[0]}, {ElementType::f32}, "relu");
+  const auto conv = pointwise_conv(g, x, w);
+  const auto relu = g.layer("Relu", "opset1", {}, {conv}, {ElementType::f32}, "relu");
   const auto later = g.layer("Sigmoid", "opset1", {}, {x}, {ElementType::f32}, "later");
   const auto sum = g.layer("Add", "opset1", {}, {relu[0], later[0]}, {ElementType::f32}, "sum");
   g.result(sum[0], "y");
@@ -252,19 +260,16 @@ TEST_CASE("fusion: what cannot run in the kernel stays a layer of its own") {
     GraphBuilder g;
     const auto x = g.parameter("x", ElementType::f32, PartialShape{1, 3, 5, 4});
     const auto w = g.constant("w", random_f32({4, 3, 1, 1}, rng));
-    const auto conv = g.layer(
-        "Convolution", "opset1",
-        {{"strides", "1,1"}, {"pads_begin", "0,0"}, {"pads_end", "0,0"}, {"dilations", "1,1"}},
-        {x, w}, {ElementType::f32}, "conv");
+    const auto conv = pointwise_conv(g, x, w);
     GraphBuilder::Port other = g.constant("per_column", random_f32({1, 1, 1, 4}, rng));
     if (variant == "parameter")
       other = g.parameter("b", ElementType::f32, PartialShape{1, 4, 1, 1});
     if (variant == "grows") other = g.constant("grows", random_f32({2, 4, 1, 1}, rng));
     if (variant == "per_channel") other = g.constant("bias", random_f32({4, 1, 1}, rng));
-    const auto add = g.layer("Add", "opset1", {}, {conv[0], other}, {ElementType::f32}, "add");
+    const auto add = g.layer("Add", "opset1", {}, {conv, other}, {ElementType::f32}, "add");
     g.result(add[0], "y");
     // A second reader of the convolution's output: nothing may fuse into it.
-    if (variant == "read_twice") g.result(conv[0], "conv_out");
+    if (variant == "read_twice") g.result(conv, "conv_out");
     return g;
   };
   for (const std::string variant : {"per_column", "parameter", "grows", "read_twice"}) {
@@ -287,11 +292,8 @@ TEST_CASE("fusion: only f32 values fuse; an f16 model fuses when it computes in 
   GraphBuilder g;
   const auto x = g.parameter("x", ElementType::f16, PartialShape{1, 2, 3, 3});
   const auto w = g.constant("w", tensor(ElementType::f16, {2, 2, 1, 1}, {1, -1, 0.5, 2}));
-  const auto conv = g.layer(
-      "Convolution", "opset1",
-      {{"strides", "1,1"}, {"pads_begin", "0,0"}, {"pads_end", "0,0"}, {"dilations", "1,1"}},
-      {x, w}, {ElementType::f16}, "conv");
-  const auto relu = g.layer("Relu", "opset1", {}, {conv[0]}, {ElementType::f16}, "relu");
+  const auto conv = pointwise_conv(g, x, w, ElementType::f16);
+  const auto relu = g.layer("Relu", "opset1", {}, {conv}, {ElementType::f16}, "relu");
   g.result(relu[0], "y");
   const Model wide = g.load();
   CHECK(wide.layers()[layer_index(wide, "relu")].fused_into == layer_index(wide, "conv"));

@@ -852,10 +852,10 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
   // GEMM without shifted rows stores its sums where they belong in y, so its epilogue runs every
   // step; the other kernels (some run the steps on rows in scratch) run the steps before the
   // first such Add, then the rest on y, a channel's plane at a time.
-  const auto added = std::find_if(steps.begin(), steps.end(), [](const EpilogueStep& s) {
-    return s.kind == EpilogueStep::Kind::add_tensor;
-  });
   if constexpr (std::is_same_v<T, float>) {
+    const auto added = std::find_if(steps.begin(), steps.end(), [](const EpilogueStep& s) {
+      return s.kind == EpilogueStep::Kind::add_tensor;
+    });
     const bool sums_in_place =
         !g.depthwise() && !run_filters_as_b<T>(g, weights) && !shifted_rows<T>(g, weights);
     if (added != steps.end() && !sums_in_place) {

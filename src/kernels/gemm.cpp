@@ -205,7 +205,7 @@ IRLITE_MULTIVERSION void column_step(const EpilogueStep& step, std::int64_t j0, 
   std::int64_t j = 0;
   switch (step.kind) {
     case EpilogueStep::Kind::add_tensor:
-      v = step.values + (row - step.output);  // the same place in the added tensor
+      v = added_at(step, row);
       [[fallthrough]];
     case EpilogueStep::Kind::add:
       for (; j + L <= cols; j += L) simd::store(row + j, simd::load(row + j) + simd::load(v + j));
@@ -527,8 +527,7 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
           for (; i < count; ++i) row[i] = row[i] + v;
           break;
         case EpilogueStep::Kind::add_tensor: {
-          // The same place in the added tensor: row's offset from the output.
-          const float* const other = step.values + (row - step.output);
+          const float* const other = added_at(step, row);
           for (; i + L <= count; i += L)
             simd::store(row + i, simd::load(row + i) + simd::load(other + i));
           for (; i < count; ++i) row[i] = row[i] + other[i];

@@ -55,6 +55,11 @@ struct EpilogueStep {
   const float* output = nullptr;
 };
 
+/// An add_tensor step's element for output element x: the same place in the added tensor.
+inline const float* added_at(const EpilogueStep& step, const float* x) {
+  return step.values + (x - step.output);
+}
+
 /// Runs `steps` in order on `count` elements that all belong to column (channel) `column`.
 void apply_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
                  std::int64_t count);

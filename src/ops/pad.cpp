@@ -37,6 +37,12 @@ std::size_t elements(const Shape& s) {
   return n;
 }
 
+/// An axis of extent n padded by `begin` and `end` (negative ones crop): never below 0 (Pad-12's
+/// max(..., 0)), saturating rather than overflowing near the ends of i64.
+std::int64_t padded_extent(std::int64_t n, std::int64_t begin, std::int64_t end) {
+  return std::max<std::int64_t>(0, saturating_add(saturating_add(n, begin), end));
+}
+
 /// The input coordinate output coordinate o reads along an axis of n input elements padded by
 /// `begin` before; -1 for the constant.
 std::int64_t source_index(PadMode mode, std::int64_t o, std::int64_t begin, std::int64_t n) {
@@ -100,13 +106,11 @@ class PadOp final : public Op {
       if (b->known) check_pad(phase, 1, b->lo, n, d);
       if (e->known) check_pad(phase, 2, e->lo, n, d);
       if (n.is_static() && b->known && e->known) {
-        // Cropping more than the axis holds leaves it empty (Pad-12's max(..., 0)).
-        dims.emplace_back(
-            std::max<std::int64_t>(0, saturating_add(saturating_add(n.value(), b->lo), e->lo)));
+        // Cropping more than the axis holds leaves it empty.
+        dims.emplace_back(padded_extent(n.value(), b->lo, e->lo));
         continue;
       }
-      const std::int64_t lo =
-          std::max<std::int64_t>(0, saturating_add(saturating_add(n.min(), b->lo), e->lo));
+      const std::int64_t lo = padded_extent(n.min(), b->lo, e->lo);
       const bool bounded =
           n.has_upper_bound() && b->hi != Dimension::unbounded && e->hi != Dimension::unbounded;
       dims.emplace_back(lo, bounded ? std::max<std::int64_t>(
@@ -138,7 +142,7 @@ class PadOp final : public Op {
       const auto n = static_cast<std::int64_t>(in[d]);
       check_pad(Phase::run, 1, begin[d], n, d);
       check_pad(Phase::run, 2, end[d], n, d);
-      if (std::max<std::int64_t>(0, saturating_add(saturating_add(n, begin[d]), end[d])) != out[d])
+      if (padded_extent(n, begin[d], end[d]) != out[d])
         value_error(1,
                     fmt::format("pads of axis {} do not give the output's extent {}", d, out[d]));
     }
