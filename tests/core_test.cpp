@@ -14,6 +14,7 @@
 #include "core/attribute_visitor.hpp"
 #include "core/attributes.hpp"
 #include "core/saturating.hpp"
+#include "graph/widen_floats.hpp"
 #include "irlite/irlite.hpp"
 
 using namespace irlite;
@@ -53,6 +54,20 @@ TEST_CASE("float16 round-trips every bit pattern and rounds to nearest even") {
   CHECK(float16(std::ldexp(3.0f, -25)).bits == 0x0002);         // 1.5 ulp -> 2
   CHECK(float16(1.0f + std::ldexp(1.0f, -11)).bits == 0x3c00);  // tie to even
   CHECK(float16(1.0f + std::ldexp(3.0f, -11)).bits == 0x3c02);
+}
+
+TEST_CASE("a run widens every f16 bit pattern to the float float16 gives, bit for bit") {
+  // convert_floats() takes a vector loop of its own for f16 to f32 (every f16 model input).
+  Tensor halves(ElementType::f16, Shape{0x10000});
+  for (std::uint32_t b = 0; b < 0x10000; ++b)
+    halves.data<float16>()[b] = float16::from_bits(static_cast<std::uint16_t>(b));
+  Tensor floats(ElementType::f32, Shape{0x10000});
+  convert_floats(halves, floats, Parallel());
+  for (std::uint32_t b = 0; b < 0x10000; ++b) {
+    CAPTURE(b);
+    REQUIRE(std::bit_cast<std::uint32_t>(floats.data<float>()[b]) ==
+            std::bit_cast<std::uint32_t>(float16::to_float(static_cast<std::uint16_t>(b))));
+  }
 }
 
 TEST_CASE("bfloat16 rounds to nearest even") {
