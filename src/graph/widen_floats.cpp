@@ -29,18 +29,25 @@ IRLITE_MULTIVERSION void widen_halves(const std::uint16_t* __restrict in, float*
   using Floats = float __attribute__((vector_size(32)));
   constexpr std::size_t kLanes = 8;
   constexpr std::uint32_t kInfinity = 0x7c00u << 13;  // a half's, in a float's places
-  for (std::size_t i = 0; i < n; i += kLanes) {
-    const std::size_t count = std::min(kLanes, n - i);
-    Halves h{};
-    std::memcpy(&h, in + i, count * sizeof(std::uint16_t));
+  const auto widen = [](Halves h) {
     const Bits wide = __builtin_convertvector(h, Bits);
     const Bits bits = (wide & 0x7fffu) << 13;
     const auto finite = std::bit_cast<Bits>(std::bit_cast<Floats>(bits) * 0x1p112f);
     const auto special = std::bit_cast<Bits>(bits >= kInfinity);  // all ones where true
-    const Bits out_bits =
-        ((wide & 0x8000u) << 16) | (finite & ~special) | ((bits | 0x7f800000u) & special);
-    std::memcpy(out + i, &out_bits, count * sizeof(float));
+    return ((wide & 0x8000u) << 16) | (finite & ~special) | ((bits | 0x7f800000u) & special);
+  };
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Halves h;
+    std::memcpy(&h, in + i, sizeof h);
+    const Bits out_bits = widen(h);
+    std::memcpy(out + i, &out_bits, sizeof out_bits);
   }
+  if (i == n) return;
+  Halves h{};  // the last few, in a vector padded with zeros
+  for (std::size_t j = i; j < n; ++j) h[j - i] = in[j];
+  const Bits out_bits = widen(h);
+  for (std::size_t j = i; j < n; ++j) out[j] = std::bit_cast<float>(out_bits[j - i]);
 }
 
 }  // namespace
