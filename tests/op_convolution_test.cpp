@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -510,6 +511,68 @@ TEST_CASE("Depthwise 3x3, stride 1 or 2, one pixel of padding: every row width a
             t.input_const("w", f);
           check_close(c, x, f, t.run()[0]);
         }
+}
+
+TEST_CASE("Depthwise over the whole map, one output per plane: the general loop's sums") {
+  // A kernel as large as the map (no padding before, dilations and strides of 1 or 2, 1 to 3
+  // spatial axes) takes a loop of its own, eight planes at a time. Its sums must be the general
+  // depthwise loop's, bit for bit: that loop gives the same window as the first of two outputs
+  // on a map one column wider.
+  std::mt19937 rng(47);
+  const ElementType types[] = {ElementType::f32, ElementType::f16, ElementType::bf16};
+  int trial = 0;
+  for (const std::int64_t groups : {1, 7, 8, 13, 128})
+    for (const std::size_t spatial : {1u, 2u, 3u})
+      for (const std::int64_t dilation : {1, 2}) {
+        const ElementType type = types[trial++ % 3];
+        Conv c;
+        c.grouped = true;
+        Shape kernel, map{1 + trial % 2, groups}, wider, filters{groups, 1, 1};
+        for (std::size_t i = 0; i < spatial; ++i) {
+          const std::int64_t k = i + 1 == spatial ? 6 : 2;
+          c.strides.push_back(1 + (trial + i) % 2);
+          c.dilations.push_back(dilation);
+          c.pads_begin.push_back(0);
+          c.pads_end.push_back(0);
+          filters.push_back(k);
+          map.push_back((k - 1) * dilation + 1);
+        }
+        wider = map;
+        wider.back() += c.strides.back();
+        CAPTURE(to_string(type));
+        CAPTURE(to_string(map));
+        CAPTURE(list(c.strides));
+        CAPTURE(dilation);
+        const Tensor f = random_tensor(rng, type, filters);
+        const Tensor big = random_tensor(rng, type, wider);
+        // The map: the wider map without its last columns.
+        Tensor x(type, map);
+        const std::int64_t w = map.back(), wide_w = wider.back();
+        const std::size_t element = element_size(type);
+        const auto rows = static_cast<std::int64_t>(x.size()) / w;
+        for (std::int64_t row = 0; row < rows; ++row)
+          std::memcpy(static_cast<std::byte*>(x.data()) + row * w * element,
+                      static_cast<const std::byte*>(big.data()) + row * wide_w * element,
+                      static_cast<std::size_t>(w) * element);
+        const auto run = [&](const Tensor& input, bool const_filters) {
+          OpTester t = c.tester();
+          t.input_parameter("x", input);
+          if (const_filters)
+            t.input_const("w", f);
+          else
+            t.input_parameter("w", f);
+          return t.run()[0];
+        };
+        const Tensor one = run(x, trial % 2 == 0), two = run(big, true);
+        REQUIRE(one.size() * 2 == two.size());
+        check_close(c, x, f, one);
+        const std::vector<double> got = doubles(one), general = doubles(two);
+        for (std::size_t p = 0; p < got.size(); ++p) {
+          CAPTURE(p);
+          REQUIRE(std::bit_cast<std::uint64_t>(got[p]) ==
+                  std::bit_cast<std::uint64_t>(general[2 * p]));
+        }
+      }
 }
 
 TEST_CASE("Convolution over many output rows works a block of rows at a time") {

@@ -543,6 +543,58 @@ void hold_row(const T* src, std::int64_t iw, std::int64_t s, const RowLayout& la
   }
 }
 
+/// Whether `g`'s one output per plane reads every tap inside the input: a window that starts at
+/// the plane's first element (no padding before) and ends inside it (a "global" depthwise layer,
+/// whose kernel covers the map).
+bool single_window(const ConvGeometry& g) {
+  if (g.out_size() != 1) return false;
+  for (std::size_t i = 0; i < 3; ++i)
+    if (g.pad_begin[i] != 0 || (g.kernel[i] - 1) * g.dilation[i] >= g.in[i]) return false;
+  return true;
+}
+
+/// The single_window() case: per plane, the sum over the kernel's positions in row-major order,
+/// from 0, of the weight times the input under it, each product rounded before it is added (the
+/// depthwise loop's sum, term for term). Eight planes at a time, one sum per plane, so that the
+/// additions of different planes overlap.
+template <class T>
+void depthwise_single_window(const Parallel& par, const ConvGeometry& g, const T* x, const float* w,
+                             T* y, std::span<const EpilogueStep> steps) {
+  constexpr std::int64_t kPlanes = 8;
+  const std::int64_t planes = g.batch * g.groups, kernel = g.kernel_size();
+  const std::int64_t blocks = (planes + kPlanes - 1) / kPlanes;
+  par.for_range(static_cast<std::size_t>(blocks),
+                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 13) / (kPlanes * kernel))),
+                [&](std::size_t first, std::size_t last, std::size_t) {
+                  for (auto block = static_cast<std::int64_t>(first);
+                       block < static_cast<std::int64_t>(last); ++block) {
+                    const std::int64_t p0 = block * kPlanes, count = std::min(kPlanes, planes - p0);
+                    const T* in[kPlanes];
+                    const float* weights[kPlanes];
+                    for (std::int64_t l = 0; l < count; ++l) {
+                      in[l] = x + (p0 + l) * g.in_size();
+                      weights[l] = w + (p0 + l) % g.groups * kernel;
+                    }
+                    float acc[kPlanes] = {};
+                    for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd)
+                      for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh)
+                        for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                          const std::int64_t at =
+                              (kd * g.dilation[0] * g.in[1] + kh * g.dilation[1]) * g.in[2] +
+                              kw * g.dilation[2];
+                          const std::int64_t tap = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
+                          for (std::int64_t l = 0; l < count; ++l)
+                            acc[l] = acc[l] + weights[l][tap] * to_float(in[l][at]);
+                        }
+                    for (std::int64_t l = 0; l < count; ++l) {
+                      float sum = acc[l];
+                      apply_steps(steps, (p0 + l) % g.groups, &sum, 1);
+                      y[p0 + l] = from_float<T>(sum);
+                    }
+                  }
+                });
+}
+
 /// The depthwise loop: each output row is the sum over kernel positions, in increasing order,
 /// of the weight times the input under it, in float (depthwise_row()).
 template <class T>
@@ -551,6 +603,7 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
   if constexpr (std::is_same_v<T, float>) {
     if (rows_in_place(g)) return depthwise_in_place(par, g, x, w, y, steps);
   }
+  if (single_window(g)) return depthwise_single_window(par, g, x, w, y, steps);
   const std::int64_t rows = g.out[0] * g.out[1], ow = g.out[2], iw = g.in[2];
   const std::int64_t planes = g.batch * g.groups, kernel = g.kernel_size();
   const std::int64_t units = planes * rows, row_taps = g.kernel[0] * g.kernel[1];
