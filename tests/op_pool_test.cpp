@@ -549,32 +549,44 @@ TEST_CASE("Pools: random shapes and attributes against the oracle, on any thread
 }
 
 TEST_CASE("Pools: the 2-D path on large planes, split over threads") {
-  // Wide rows and many planes: the models' 3x3 / 2 ceil and 2x2 / 2 pools, padded and not.
+  // Wide rows and many planes: the models' 3x3 / 2 ceil and 2x2 / 2 pools, padded and not
+  // (floats with a stride of 2 and windows 2 or 3 wide read the rows in place, eight outputs at
+  // a time; rows of 12 and 7 have fewer). The data: uniform, or a few values with NaN and -inf, so
+  // that ties and NaNs fall in the vectors, the columns left over and the padded edges.
   std::mt19937 rng(7);
-  for (const char* kernel : {"3,3", "2,2", "3,1"}) {
-    for (const char* pads : {"0,0", "1,1"}) {
-      CAPTURE(kernel);
-      CAPTURE(pads);
-      Attrs a = basic(kernel, std::string(kernel) == "3,1" ? "1,1" : "2,2");
-      a["rounding_type"] = "ceil";
-      a["pads_begin"] = pads;
-      a["pads_end"] = pads;
-      const Shape shape = {2, 5, 37, 61};
-      std::vector<double> x(2 * 5 * 37 * 61);
-      for (double& v : x) v = std::uniform_real_distribution<double>(-1, 1)(rng);
-      const Tensor data = tensor(ElementType::f32, shape, x);
-      const auto v1 = run(*make_pool("MaxPool", "opset1", a), {data});
-      // MaxPool-8 takes the general path: the same values.
-      const auto v8 = run_all(*make_pool("MaxPool", "opset8", a), {data}, 2);
-      REQUIRE(v1.shape() == v8[0].shape());
-      CHECK(std::memcmp(v1.data(), v8[0].data(), v1.byte_size()) == 0);
-      const auto op = make_pool("MaxPool", "opset1", a);
-      const std::vector<Tensor> inputs{data};
-      const auto infos = infer_at_run_time(*op, inputs, 1);
-      for (ThreadPool* pool : test_pools()) {
-        const auto many = allocate_and_execute(*op, inputs, infos, ExecContext{Parallel(pool)});
-        CHECK(std::memcmp(many[0].data(), v1.data(), v1.byte_size()) == 0);
-      }
-    }
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  const double few[] = {nan, -inf, -2, -1, 1, 2};
+  for (const char* kernel : {"3,3", "2,2", "3,1", "3,2"}) {
+    for (const char* pads : {"0,0", "1,1"})
+      for (const bool uniform : {true, false})
+        for (const std::int64_t width : {61, 12, 7}) {
+          CAPTURE(kernel);
+          CAPTURE(pads);
+          CAPTURE(uniform);
+          Attrs a = basic(kernel, std::string(kernel) == "3,1" ? "1,1" : "2,2");
+          a["rounding_type"] = "ceil";
+          a["pads_begin"] = pads;
+          a["pads_end"] = pads;
+          CAPTURE(width);
+          const Shape shape = {2, 5, 37, width};
+          std::vector<double> x(static_cast<std::size_t>(2 * 5 * 37 * width));
+          for (double& v : x)
+            v = uniform
+                    ? std::uniform_real_distribution<double>(-1, 1)(rng)
+                    : few[std::uniform_int_distribution<std::size_t>(0, std::size(few) - 1)(rng)];
+          const Tensor data = tensor(ElementType::f32, shape, x);
+          const auto v1 = run(*make_pool("MaxPool", "opset1", a), {data});
+          // MaxPool-8 takes the general path: the same values.
+          const auto v8 = run_all(*make_pool("MaxPool", "opset8", a), {data}, 2);
+          REQUIRE(v1.shape() == v8[0].shape());
+          CHECK(std::memcmp(v1.data(), v8[0].data(), v1.byte_size()) == 0);
+          const auto op = make_pool("MaxPool", "opset1", a);
+          const std::vector<Tensor> inputs{data};
+          const auto infos = infer_at_run_time(*op, inputs, 1);
+          for (ThreadPool* pool : test_pools()) {
+            const auto many = allocate_and_execute(*op, inputs, infos, ExecContext{Parallel(pool)});
+            CHECK(std::memcmp(many[0].data(), v1.data(), v1.byte_size()) == 0);
+          }
+        }
   }
 }

@@ -169,6 +169,56 @@ IRLITE_MULTIVERSION void gather_row(const C* __restrict rb, T* __restrict y, std
   for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(rb[i * stride]);
 }
 
+/// Output columns o in [0, n) of a float row with a stride of 2 and a window K = 2 or 3 columns
+/// wide, over the `rows` input rows from `x` on (`w` floats apart), column o's window starting
+/// at x's column 2 * o: the maximum of each window column over the rows, then of those columns
+/// in order (as max_into_row() and slide_max() fold them), eight outputs at a time. Every window
+/// lies inside the row: 2 * n + K - 3 < `avail`, the columns from x on. The last few outputs
+/// read their rows' columns through a copy padded with zeros, whose lanes past n are dropped;
+/// `rows` is at most kStride2MaxRows.
+/// The rows and columns max_stride2_row() copies for its last outputs, at most.
+inline constexpr std::int64_t kStride2MaxRows = 4, kStride2RowFloats = 17;
+
+template <int K>
+IRLITE_MULTIVERSION void max_stride2_row(const float* __restrict x, std::int64_t rows,
+                                         std::int64_t w, std::int64_t avail, float* __restrict y,
+                                         std::int64_t n) {
+  static_assert(K == 2 || K == 3);
+  using V = simd::vec<float>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  static_assert(L == 8);
+  const auto fold = [](V v, V m) { return better_lanes<float>(v, m) ? v : m; };
+  // Eight outputs from columns 2o to 2o + 16 of the rows at p, `stride` floats apart.
+  const auto eight = [&](const float* p, std::int64_t stride) {
+    // Columns 2o to 2o + 15 in lo and hi; for K = 3, 2o + 9 to 2o + 16 in `next`.
+    V lo = simd::load(p), hi = simd::load(p + L), next{};
+    if constexpr (K == 3) next = simd::load(p + L + 1);
+    for (std::int64_t r = 1; r < rows; ++r) {
+      const float* q = p + r * stride;
+      lo = fold(simd::load(q), lo);
+      hi = fold(simd::load(q + L), hi);
+      if constexpr (K == 3) next = fold(simd::load(q + L + 1), next);
+    }
+    const V even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+    const V odd = __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15);
+    V m = fold(odd, even);
+    if constexpr (K == 3) {
+      const V shifted = __builtin_shufflevector(lo, hi, 2, 4, 6, 8, 10, 12, 14, 15);
+      m = fold(__builtin_shufflevector(shifted, next, 0, 1, 2, 3, 4, 5, 6, 15), m);
+    }
+    return m;
+  };
+  std::int64_t o = 0;
+  for (; o + L <= n; o += L) simd::store(y + o, eight(x + 2 * o, w));
+  if (o == n) return;
+  alignas(32) float padded[kStride2MaxRows][kStride2RowFloats] = {};
+  const std::int64_t columns = std::min(kStride2RowFloats, avail - 2 * o);
+  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(x + r * w + 2 * o, columns, padded[r]);
+  alignas(32) float last[L];
+  simd::store(last, eight(padded[0], kStride2RowFloats));
+  std::copy_n(last, n - o, y + o);
+}
+
 }  // namespace pool_detail
 
 /// Whether max_pool() takes the 2-D path for this geometry when it writes no indices.
@@ -210,44 +260,82 @@ void max_pool(const Parallel& par, const Scratch& scratch, const PoolGeometry& g
     const std::int64_t kw = g.kernel[2], sw = g.stride[2], pw = g.pad[2];
     const std::int64_t hi = W + pw >= kw ? std::min(OW, (W + pw - kw) / sw + 1) : 0;
     const std::int64_t lo = std::min(hi, (pw + sw - 1) / sw);
-    par.for_range(static_cast<std::size_t>(rows), d::row_grain(g),
-                  [&](std::size_t b, std::size_t e, std::size_t chunk) {
-                    C* rb = buffers.data() + static_cast<std::int64_t>(chunk) * W;
-                    d::for_rows(
-                        g, b, e,
-                        [&](std::int64_t plane, std::int64_t, std::int64_t oh, std::int64_t row) {
-                          const T* x = in + plane * g.in_plane();
-                          T* y = out + row * OW;
-                          const d::Taps th = d::taps(g, 1, oh);
-                          if (th.first == th.last) {
-                            std::fill_n(y, OW, lowest_value<T>());
-                            return;
-                          }
-                          d::load_row(x + (th.origin + th.first) * W, rb, W);
-                          for (std::int64_t j = th.first + 1; j < th.last; ++j)
-                            d::max_into_row(x + (th.origin + j) * W, rb, W);
-                          const auto edge = [&](std::int64_t ow) {
-                            const d::Taps tw = d::taps(g, 2, ow);
-                            if (tw.first == tw.last) {
-                              y[ow] = lowest_value<T>();
-                              return;
-                            }
-                            C m = rb[tw.origin + tw.first];
-                            for (std::int64_t j = tw.first + 1; j < tw.last; ++j)
-                              m = d::better(rb[tw.origin + j], m) ? rb[tw.origin + j] : m;
-                            y[ow] = static_cast<T>(m);
-                          };
-                          // The edges first: the windows in between are then slid in place.
-                          for (std::int64_t ow = 0; ow < lo; ++ow) edge(ow);
-                          for (std::int64_t ow = hi; ow < OW; ++ow) edge(ow);
-                          if (hi > lo) {
-                            const std::int64_t first = lo * sw - pw;
-                            const std::int64_t starts = (hi - 1 - lo) * sw + 1;
-                            d::slide_max(rb + first, starts, kw);
-                            d::gather_row(rb + first, y + lo, hi - lo, sw);
-                          }
-                        });
-                  });
+    // Floats with a stride of 2 and windows 2 or 3 columns wide (most CNNs' pools) read the
+    // input rows where they are, eight outputs at a time; the columns left over and those
+    // whose windows reach into the padding take columns_first().
+    const bool stride2 = std::is_same_v<T, float> && sw == 2 && (kw == 2 || kw == 3) &&
+                         g.kernel[1] <= d::kStride2MaxRows;
+    // Output column ow from the `count` rows from `first_row` on: each window column's
+    // maximum over the rows, then those in order.
+    const auto columns_first = [&](const T* first_row, std::int64_t count, std::int64_t ow) {
+      const d::Taps tw = d::taps(g, 2, ow);
+      if (tw.first == tw.last) return lowest_value<T>();
+      C m{};
+      for (std::int64_t j = tw.first; j < tw.last; ++j) {
+        const T* column = first_row + tw.origin + j;
+        auto c = static_cast<C>(column[0]);
+        for (std::int64_t r = 1; r < count; ++r) {
+          const auto v = static_cast<C>(column[r * W]);
+          c = d::better(v, c) ? v : c;
+        }
+        m = j == tw.first || d::better(c, m) ? c : m;
+      }
+      return static_cast<T>(m);
+    };
+    par.for_range(
+        static_cast<std::size_t>(rows), d::row_grain(g),
+        [&](std::size_t b, std::size_t e, std::size_t chunk) {
+          C* rb = buffers.data() + static_cast<std::int64_t>(chunk) * W;
+          d::for_rows(
+              g, b, e, [&](std::int64_t plane, std::int64_t, std::int64_t oh, std::int64_t row) {
+                const T* x = in + plane * g.in_plane();
+                T* y = out + row * OW;
+                const d::Taps th = d::taps(g, 1, oh);
+                if (th.first == th.last) {
+                  std::fill_n(y, OW, lowest_value<T>());
+                  return;
+                }
+                if constexpr (std::is_same_v<T, float>) {
+                  if (stride2) {
+                    const float* first_row = x + (th.origin + th.first) * W;
+                    const std::int64_t count = th.last - th.first;
+                    const std::int64_t at = lo * sw - pw;
+                    if (kw == 2)
+                      d::max_stride2_row<2>(first_row + at, count, W, W - at, y + lo, hi - lo);
+                    else
+                      d::max_stride2_row<3>(first_row + at, count, W, W - at, y + lo, hi - lo);
+                    for (std::int64_t ow = 0; ow < lo; ++ow)
+                      y[ow] = columns_first(first_row, count, ow);
+                    for (std::int64_t ow = hi; ow < OW; ++ow)
+                      y[ow] = columns_first(first_row, count, ow);
+                    return;
+                  }
+                }
+                d::load_row(x + (th.origin + th.first) * W, rb, W);
+                for (std::int64_t j = th.first + 1; j < th.last; ++j)
+                  d::max_into_row(x + (th.origin + j) * W, rb, W);
+                const auto edge = [&](std::int64_t ow) {
+                  const d::Taps tw = d::taps(g, 2, ow);
+                  if (tw.first == tw.last) {
+                    y[ow] = lowest_value<T>();
+                    return;
+                  }
+                  C m = rb[tw.origin + tw.first];
+                  for (std::int64_t j = tw.first + 1; j < tw.last; ++j)
+                    m = d::better(rb[tw.origin + j], m) ? rb[tw.origin + j] : m;
+                  y[ow] = static_cast<T>(m);
+                };
+                // The edges first: the windows in between are then slid in place.
+                for (std::int64_t ow = 0; ow < lo; ++ow) edge(ow);
+                for (std::int64_t ow = hi; ow < OW; ++ow) edge(ow);
+                if (hi > lo) {
+                  const std::int64_t first = lo * sw - pw;
+                  const std::int64_t starts = (hi - 1 - lo) * sw + 1;
+                  d::slide_max(rb + first, starts, kw);
+                  d::gather_row(rb + first, y + lo, hi - lo, sw);
+                }
+              });
+        });
     return;
   }
   par.for_range(
