@@ -407,19 +407,21 @@ IRLITE_INLINE V add_row_taps(V acc, const V (&wr)[3], const float* row, std::int
 }
 
 /// One output row (ow columns) from the R input rows under it (R consecutive kernel rows,
-/// weights w on), stride S.
-template <int R, int S>
+/// weights w on, and wv, the same broadcast), stride S.
+template <int R, int S, class V>
 IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows, const float* w,
-                                std::int64_t iw, std::int64_t ow) {
-  using V = simd::vec<float>;
+                                const V (*wv)[3], std::int64_t iw, std::int64_t ow) {
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
-  V wv[R][3];
-  for (int r = 0; r < R; ++r)
-    for (int t = 0; t < 3; ++t) wv[r][t] = simd::broadcast(w[r * 3 + t]);
   out[0] = in_place_column<R, S>(rows, w, iw, 0);
   // Inner columns from 1 on: their taps read S * o - 1 to S * o + 1, inside the row while
   // S * o + 1 < iw. A vector of them reads up to S * (o + L - 1) + 1.
   const std::int64_t inner_end = std::min(ow, iw >= 2 ? (iw - 2) / S + 1 : 0);
+  const auto inner = [&](std::int64_t o) {
+    V a{};
+#pragma GCC unroll 3
+    for (int r = 0; r < R; ++r) a = add_row_taps<S>(a, wv[r], rows[r], o);
+    return a;
+  };
   std::int64_t o = 1;
   // Four vectors at a time for stride 1, two for stride 2 (whose taps take more registers).
   if constexpr (S == 1) {
@@ -449,36 +451,48 @@ IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows,
       simd::store(out + o + L, a1);
     }
   }
-  for (; o + L <= inner_end; o += L) {
-    V a{};
-#pragma GCC unroll 3
-    for (int r = 0; r < R; ++r) a = add_row_taps<S>(a, wv[r], rows[r], o);
-    simd::store(out + o, a);
+  for (; o + L <= inner_end; o += L) simd::store(out + o, inner(o));
+  // The inner columns left, fewer than a vector: a vector that ends at inner_end, over columns
+  // already made (their sums again, the same).
+  if (o < inner_end && inner_end - L >= 1) {
+    simd::store(out + inner_end - L, inner(inner_end - L));
+    o = inner_end;
   }
   for (o = std::max<std::int64_t>(o, 1); o < ow; ++o)
     out[o] = in_place_column<R, S>(rows, w, iw, o);
 }
 
-/// Output row oh of one channel (plane x of ih x iw, weights w: nine floats), stride S.
+/// Output rows [oh_begin, oh_end) of one channel (`out` its plane, ow columns; plane x of
+/// ih x iw, weights w: nine floats), stride S.
 template <int S>
-IRLITE_MULTIVERSION void in_place_plane_row(float* __restrict out, const float* x, const float* w,
-                                            std::int64_t ih, std::int64_t iw, std::int64_t ow,
-                                            std::int64_t oh) {
-  // The kernel rows inside the input: kh from first to last, input row S * oh - 1 + kh.
-  const std::int64_t top = S * oh - 1;
-  const std::int64_t first = top < 0 ? 1 : 0, last = std::min<std::int64_t>(2, ih - 1 - top);
-  const float* rows[3];
-  for (std::int64_t kh = first; kh <= last; ++kh) rows[kh - first] = x + (top + kh) * iw;
-  const float* wk = w + first * 3;
-  switch (last - first + 1) {
-    case 3:
-      return in_place_row<3, S>(out, rows, wk, iw, ow);
-    case 2:
-      return in_place_row<2, S>(out, rows, wk, iw, ow);
-    case 1:
-      return in_place_row<1, S>(out, rows, wk, iw, ow);
-    default:  // no input row under it (padding only): zeros
-      std::fill_n(out, ow, 0.0f);
+IRLITE_MULTIVERSION void in_place_plane_rows(float* __restrict out, const float* x, const float* w,
+                                             std::int64_t ih, std::int64_t iw, std::int64_t ow,
+                                             std::int64_t oh_begin, std::int64_t oh_end) {
+  using V = simd::vec<float>;
+  V wv[3][3];
+  for (int r = 0; r < 3; ++r)
+    for (int t = 0; t < 3; ++t) wv[r][t] = simd::broadcast(w[r * 3 + t]);
+  for (std::int64_t oh = oh_begin; oh < oh_end; ++oh) {
+    // The kernel rows inside the input: kh from first to last, input row S * oh - 1 + kh.
+    const std::int64_t top = S * oh - 1;
+    const std::int64_t first = top < 0 ? 1 : 0, last = std::min<std::int64_t>(2, ih - 1 - top);
+    const float* rows[3];
+    for (std::int64_t kh = first; kh <= last; ++kh) rows[kh - first] = x + (top + kh) * iw;
+    const float* wk = w + first * 3;
+    float* const row = out + oh * ow;
+    switch (last - first + 1) {
+      case 3:
+        in_place_row<3, S>(row, rows, wk, wv + first, iw, ow);
+        break;
+      case 2:
+        in_place_row<2, S>(row, rows, wk, wv + first, iw, ow);
+        break;
+      case 1:
+        in_place_row<1, S>(row, rows, wk, wv + first, iw, ow);
+        break;
+      default:  // no input row under it (padding only): zeros
+        std::fill_n(row, ow, 0.0f);
+    }
   }
 }
 
@@ -491,31 +505,24 @@ void depthwise_in_place(const Parallel& par, const ConvGeometry& g, const float*
   const std::int64_t rows = g.out[1], ow = g.out[2], ih = g.in[1], iw = g.in[2];
   if (ow == 0) return;
   const std::int64_t units = g.batch * g.groups * rows;
-  const auto row = g.stride[1] == 1 ? in_place_plane_row<1> : in_place_plane_row<2>;
-  par.for_range(static_cast<std::size_t>(units),
-                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 13) / (ow * 9))),
-                [&](std::size_t begin, std::size_t end, std::size_t) {
-                  // The unit's plane and row, stepped along rather than divided out per row.
-                  std::int64_t plane = static_cast<std::int64_t>(begin) / rows;
-                  std::int64_t oh = static_cast<std::int64_t>(begin) % rows;
-                  std::int64_t group = plane % g.groups;
-                  // The plane's first row whose steps have not run: they run on a few rows at
-                  // once (a small map's rows are short), while those are in L1.
-                  std::int64_t pending = oh;
-                  for (std::size_t u = begin; u < end; ++u) {
-                    float* const out = y + plane * g.out_size();
-                    row(out + oh * ow, x + plane * g.in_size(), w + group * 9, ih, iw, ow, oh);
-                    ++oh;
-                    if (oh == rows || u + 1 == end || (oh - pending) * ow >= kStepFloats) {
-                      apply_steps(steps, group, out + pending * ow, (oh - pending) * ow);
-                      pending = oh;
-                    }
-                    if (oh == rows) {
-                      oh = pending = 0;
-                      group = ++plane % g.groups;
-                    }
-                  }
-                });
+  const auto plane_rows = g.stride[1] == 1 ? in_place_plane_rows<1> : in_place_plane_rows<2>;
+  // Rows a call makes: the steps then run on them while they are in L1.
+  const std::int64_t span_rows = std::max<std::int64_t>(1, kStepFloats / ow);
+  par.for_range(
+      static_cast<std::size_t>(units),
+      static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 13) / (ow * 9))),
+      [&](std::size_t begin, std::size_t end, std::size_t) {
+        for (auto u = static_cast<std::int64_t>(begin); u < static_cast<std::int64_t>(end);) {
+          const std::int64_t plane = u / rows, oh = u % rows;
+          const std::int64_t span =
+              std::min({span_rows, rows - oh, static_cast<std::int64_t>(end) - u});
+          const std::int64_t group = plane % g.groups;
+          float* const out = y + plane * g.out_size();
+          plane_rows(out, x + plane * g.in_size(), w + group * 9, ih, iw, ow, oh, oh + span);
+          apply_steps(steps, group, out + oh * ow, span * ow);
+          u += span;
+        }
+      });
 }
 
 /// Copies input row `src` (iw elements) into `dst` as `layout` holds it, as floats.
