@@ -261,8 +261,8 @@ TEST_CASE("GEMM against a plain loop over k: batches, 16-bit floats, epilogue, e
 }
 
 TEST_CASE("GEMM: per-row steps, run by the register tiles or on the finished block") {
-  // Add, multiply, relu and prelu run on the sums in the tiles of the last k block; with a
-  // FakeQuantize or the Add of a tensor among them, the steps from that one on run on the block
+  // Add, multiply, relu, prelu and FakeQuantize run on the sums in the tiles of the last k
+  // block; with the Add of a tensor among them, the steps from that one on run on the block
   // after. Either way each element takes the steps' float operations in order.
   std::mt19937 rng(9);
   const std::int64_t m = 40;
@@ -270,11 +270,15 @@ TEST_CASE("GEMM: per-row steps, run by the register tiles or on the finished blo
   const std::vector<float> scale = random_values<float>(rng, m);
   const std::vector<float> slope = random_values<float>(rng, m);
   std::vector<float> limits(static_cast<std::size_t>(4 * m));
+  // Each row's own limits, some input limits swapped (low above high), so that a tile that
+  // reads another row's limits or swaps a comparison fails.
   for (std::int64_t i = 0; i < m; ++i) {
-    limits[static_cast<std::size_t>(i)] = -0.5f;          // input_low
-    limits[static_cast<std::size_t>(m + i)] = 0.75f;      // input_high
-    limits[static_cast<std::size_t>(2 * m + i)] = -1.0f;  // output_low
-    limits[static_cast<std::size_t>(3 * m + i)] = 1.0f;   // output_high
+    const float f = static_cast<float>(i);
+    const bool swapped = i % 7 == 3;
+    limits[static_cast<std::size_t>(i)] = swapped ? 0.5f : -0.5f + 0.01f * f;        // input_low
+    limits[static_cast<std::size_t>(m + i)] = swapped ? -0.25f : 0.75f - 0.02f * f;  // input_high
+    limits[static_cast<std::size_t>(2 * m + i)] = -1.0f + 0.01f * f;                 // output_low
+    limits[static_cast<std::size_t>(3 * m + i)] = 1.0f - 0.03f * f;                  // output_high
   }
   using Kind = EpilogueStep::Kind;
   std::vector<EpilogueStep> in_tiles = {
@@ -283,14 +287,14 @@ TEST_CASE("GEMM: per-row steps, run by the register tiles or on the finished blo
       {Kind::multiply, scale.data()},
       {Kind::relu, nullptr},
   };
-  std::vector<EpilogueStep> after = in_tiles;
-  after.insert(after.begin() + 2, {Kind::fake_quantize, limits.data(), m, 255.0f});
+  std::vector<EpilogueStep> quantized = in_tiles;
+  quantized.insert(quantized.begin() + 2, {Kind::fake_quantize, limits.data(), m, 255.0f});
   // The Add of a tensor of C's shape (a residual connection) runs on the block too, the steps
   // before it in the tiles.
   const std::vector<float> residual = random_values<float>(rng, m * 50);
   std::vector<EpilogueStep> tensor = in_tiles;
   tensor.insert(tensor.begin() + 1, {Kind::add_tensor, residual.data()});
-  for (const auto* steps : {&in_tiles, &after, &tensor}) {
+  for (const auto* steps : {&in_tiles, &quantized, &tensor}) {
     CAPTURE(steps->size());
     using enum GemmEpilogue::Activation;
     // Several k blocks, a partial panel and sliver, one sliver, and no k at all.

@@ -89,7 +89,17 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
           lo[r] = lo[r] < zero ? lo[r] * x : lo[r];
           hi[r] = hi[r] < zero ? hi[r] * x : hi[r];
           break;
-        case EpilogueStep::Kind::fake_quantize:
+        case EpilogueStep::Kind::fake_quantize: {
+          const float* limits = step.values + steps->row + r;
+          const auto q =
+              QuantizeLimits<float>::make(limits[0], limits[step.stride], limits[2 * step.stride],
+                                          limits[3 * step.stride], step.steps);
+          for (std::int64_t i = 0; i < L; ++i) {
+            lo[r][i] = quantize_value(static_cast<float>(lo[r][i]), q);
+            hi[r][i] = quantize_value(static_cast<float>(hi[r][i]), q);
+          }
+          break;
+        }
         case EpilogueStep::Kind::add_tensor:
           break;  // not a tile's (tile_runs())
       }
@@ -562,7 +572,16 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
             for (std::int64_t j = 0; j < kQuantizeBlock; ++j)
               block[j] = quantize_value(block[j], q);
           }
-          for (; i < count; ++i) row[i] = quantize_value(row[i], q);
+          // The last few through a block of zeros, so that they run in vectors too (a
+          // channel's plane of a small map is shorter than a block).
+          if (i < count) {
+            float block[kQuantizeBlock] = {};
+            const std::int64_t rest = count - i;
+            std::copy_n(row + i, rest, block);
+            for (std::int64_t j = 0; j < kQuantizeBlock; ++j)
+              block[j] = quantize_value(block[j], q);
+            std::copy_n(block, rest, row + i);
+          }
           break;
         }
       }

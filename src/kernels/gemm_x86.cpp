@@ -25,6 +25,43 @@ namespace {
 constexpr std::int64_t kMr512 = 14, kNr512 = 32;
 constexpr std::int64_t kMr256 = 6, kNr256 = 16;
 
+/// FakeQuantize on 16 sums: round((x - il) / (ih - il) * L) / L * (oh - ol) + ol, ol at or
+/// below min(il, ih), oh above max(il, ih), each operation rounded on its own.
+IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline __m512 quantize512(
+    __m512 x, const TileQuantize& q) {
+  const __m512 scaled = _mm512_mul_ps(
+      _mm512_div_ps(_mm512_sub_ps(x, _mm512_set1_ps(q.in_low)), _mm512_set1_ps(q.in_range)),
+      _mm512_set1_ps(q.steps));
+  // Masked with every lane set, as relu's max (GCC 12 takes the plain form's undefined start
+  // for an uninitialized value).
+  const __m512 level =
+      _mm512_maskz_roundscale_ps(0xFFFF, scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 r = _mm512_add_ps(
+      _mm512_mul_ps(_mm512_div_ps(level, _mm512_set1_ps(q.steps)), _mm512_set1_ps(q.out_range)),
+      _mm512_set1_ps(q.out_low));
+  const __mmask16 low = _mm512_cmp_ps_mask(x, _mm512_set1_ps(q.below), _CMP_LE_OQ);
+  const __mmask16 high =
+      _mm512_cmp_ps_mask(x, _mm512_set1_ps(q.above), _CMP_GT_OQ) & static_cast<__mmask16>(~low);
+  return _mm512_mask_blend_ps(high, _mm512_mask_blend_ps(low, r, _mm512_set1_ps(q.out_low)),
+                              _mm512_set1_ps(q.out_high));
+}
+
+/// The same on 8 sums.
+IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline __m256 quantize256(__m256 x,
+                                                                            const TileQuantize& q) {
+  const __m256 scaled = _mm256_mul_ps(
+      _mm256_div_ps(_mm256_sub_ps(x, _mm256_set1_ps(q.in_low)), _mm256_set1_ps(q.in_range)),
+      _mm256_set1_ps(q.steps));
+  const __m256 level = _mm256_round_ps(scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 r = _mm256_add_ps(
+      _mm256_mul_ps(_mm256_div_ps(level, _mm256_set1_ps(q.steps)), _mm256_set1_ps(q.out_range)),
+      _mm256_set1_ps(q.out_low));
+  const __m256 low = _mm256_cmp_ps(x, _mm256_set1_ps(q.below), _CMP_LE_OQ);
+  const __m256 high = _mm256_andnot_ps(low, _mm256_cmp_ps(x, _mm256_set1_ps(q.above), _CMP_GT_OQ));
+  return _mm256_blendv_ps(_mm256_blendv_ps(r, _mm256_set1_ps(q.out_low), low),
+                          _mm256_set1_ps(q.out_high), high);
+}
+
 /// The steps on a tile's sums, held in registers (see TileSteps).
 template <int R>
 IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 (&lo)[R],
@@ -41,6 +78,14 @@ IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 
       for (int r = 0; r < R; ++r) {
         lo[r] = _mm512_maskz_max_ps(0xFFFF, lo[r], zero);
         hi[r] = _mm512_maskz_max_ps(0xFFFF, hi[r], zero);
+      }
+      continue;
+    }
+    if (step.kind == EpilogueStep::Kind::fake_quantize) {
+      for (int r = 0; r < R; ++r) {
+        const TileQuantize q = TileQuantize::make(step, t.row + r);
+        lo[r] = quantize512(lo[r], q);
+        hi[r] = quantize512(hi[r], q);
       }
       continue;
     }
@@ -81,6 +126,14 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&
       for (int r = 0; r < R; ++r) {
         lo[r] = _mm256_max_ps(lo[r], zero);
         hi[r] = _mm256_max_ps(hi[r], zero);
+      }
+      continue;
+    }
+    if (step.kind == EpilogueStep::Kind::fake_quantize) {
+      for (int r = 0; r < R; ++r) {
+        const TileQuantize q = TileQuantize::make(step, t.row + r);
+        lo[r] = quantize256(lo[r], q);
+        hi[r] = quantize256(hi[r], q);
       }
       continue;
     }
