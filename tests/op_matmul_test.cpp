@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -239,8 +240,8 @@ TEST_CASE("MatMul shape rule") {
   CHECK(mm_error("[3]", "[]").find("B must not be a scalar") != std::string::npos);
   CHECK(mm_error("[2,3]", "[3,4]", false, false, ElementType::f16).find("element type") !=
         std::string::npos);
-  CHECK(mm_error("[2,3]", "[3,4]", false, false, ElementType::boolean).find("a numeric tensor, got boolean") !=
-        std::string::npos);
+  CHECK(mm_error("[2,3]", "[3,4]", false, false, ElementType::boolean)
+            .find("a numeric tensor, got boolean") != std::string::npos);
   CHECK(matmul(true, false)->attributes() ==
         Attrs{{"transpose_a", "true"}, {"transpose_b", "false"}});
 }
@@ -298,8 +299,8 @@ TEST_CASE("MatMul packs a Const B when the model loads, with the same bits as B 
     const std::vector<Tensor> inputs{a, b};
     const std::vector<OutputInfo> outs = infer_at_run_time(*op, inputs, 1);
     // The op's hook: data for a Const B of a float type, nothing for a B fed at run time.
-    CHECK_FALSE(op->prepare(std::vector<ValueInfo>{info(a.element_type(), "[?,?]"),
-                                                   info(b.element_type(), "[?,?]")}));
+    CHECK_FALSE(op->prepare(
+        std::vector<ValueInfo>{info(a.element_type(), "[?,?]"), info(b.element_type(), "[?,?]")}));
     const std::shared_ptr<const PreparedData> prepared =
         op->prepare(std::vector<ValueInfo>{info(a.element_type(), "[?,?]"), info(b)});
     REQUIRE(prepared);
@@ -369,8 +370,8 @@ TEST_CASE("Softmax shape rule and errors") {
         std::string::npos);
   CHECK(error(*softmax("opset8", 0), ElementType::f32, "[]").find("out of the tensor rank") !=
         std::string::npos);
-  CHECK(error(*softmax("opset8", 0), ElementType::i32, "[2]").find("must be a floating-point tensor, got i32") !=
-        std::string::npos);
+  CHECK(error(*softmax("opset8", 0), ElementType::i32, "[2]")
+            .find("must be a floating-point tensor, got i32") != std::string::npos);
   CHECK_THROWS_WITH_AS(softmax("opset1", -1), doctest::Contains("must not be negative"), Error);
   CHECK(op_def("Softmax", "opset7").version == 1);
   CHECK(op_def("Softmax", "opset8").version == 8);
@@ -450,6 +451,42 @@ TEST_CASE("Softmax: large inputs, NaN and infinities") {
   CHECK(std::isnan(z[7]));
   CHECK(std::isnan(z[0]));  // +inf in column 0
   CHECK(z[5] == doctest::Approx(std::exp(-2.0) / (std::exp(-2.0) + std::exp(0.0) + 1)));
+}
+
+TEST_CASE("Softmax: short rows and the columns of their transpose give the same bits") {
+  // Rows shorter than a vector share the exponentials' vectors (face detection's two classes);
+  // a middle axis runs column by column. Both take the maximum, e^(x - max), the sum from zero
+  // in order and the quotients: softmax along the rows of x and along the columns of its
+  // transpose must agree bit for bit, NaN and infinities included.
+  std::mt19937 rng(12);
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  for (std::int64_t len = 1; len <= 9; ++len) {
+    CAPTURE(len);
+    const std::int64_t rows = 203;
+    std::vector<double> values(static_cast<std::size_t>(rows * len));
+    for (double& v : values) v = std::uniform_real_distribution<double>(-30, 30)(rng);
+    values[3] = nan;
+    values[static_cast<std::size_t>(len * 7)] = inf;
+    values[static_cast<std::size_t>(len * 11)] = -inf;
+    std::vector<double> transposed(values.size());
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t k = 0; k < len; ++k)
+        transposed[static_cast<std::size_t>(k * rows + r)] =
+            values[static_cast<std::size_t>(r * len + k)];
+    const Tensor by_rows =
+        run(*softmax("opset8", 1), {tensor(ElementType::f32, {rows, len}, values)});
+    const Tensor by_columns =
+        run(*softmax("opset8", 0), {tensor(ElementType::f32, {len, rows}, transposed)});
+    const float* a = by_rows.data<float>();
+    const float* b = by_columns.data<float>();
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t k = 0; k < len; ++k) {
+        CAPTURE(r);
+        CAPTURE(k);
+        REQUIRE(std::bit_cast<std::uint32_t>(a[r * len + k]) ==
+                std::bit_cast<std::uint32_t>(b[k * rows + r]));
+      }
+  }
 }
 
 TEST_CASE("Softmax end to end") {
