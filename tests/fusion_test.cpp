@@ -71,13 +71,13 @@ GraphBuilder::Port pointwise_conv(GraphBuilder& g, const GraphBuilder::Port& x,
       {x, w}, {type}, "conv")[0];
 }
 
-/// x [N, C_IN, 9, 7] -> a convolution (GroupConvolution with `groups` > 1) to `channels`
+/// x [N, C_IN, 9, width] -> a convolution (GroupConvolution with `groups` > 1) to `channels`
 /// channels -> bias Add [1, C, 1, 1] -> Relu -> Multiply [C, 1, 1] -> Add of one value ->
 /// PReLU with a slope per channel -> Result y.
 GraphBuilder conv_chain(std::int64_t groups, std::int64_t in_channels, std::int64_t channels,
-                        const std::string& strides, std::mt19937& rng) {
+                        const std::string& strides, std::int64_t width, std::mt19937& rng) {
   GraphBuilder g;
-  const auto x = g.parameter("x", ElementType::f32, PartialShape{2, in_channels, 9, 7});
+  const auto x = g.parameter("x", ElementType::f32, PartialShape{2, in_channels, 9, width});
   Shape filters = {channels, in_channels, 3, 3};
   std::string type = "Convolution";
   if (groups > 1) {
@@ -110,16 +110,21 @@ TEST_CASE("fusion: a convolution's element-wise tail runs in its kernel, the sam
   struct Case {
     std::int64_t groups, in_channels, channels;
     std::string strides;
+    std::int64_t width = 7;
   };
-  // A plain convolution, one with stride 2, grouped (a GEMM per group), depthwise.
-  for (const Case& c :
-       {Case{1, 5, 6, "1,1"}, Case{1, 4, 3, "2,2"}, Case{2, 4, 6, "1,1"}, Case{8, 8, 8, "1,2"}}) {
+  // A plain convolution, one with stride 2, grouped (a GEMM per group), depthwise (the general
+  // loop, and 3x3 read in place with stride 1 and 2, whose sums take the steps before they are
+  // stored: rows of 45 for vectors, the vector that ends the inner columns, and edges).
+  for (const Case& c : {Case{1, 5, 6, "1,1"}, Case{1, 4, 3, "2,2"}, Case{2, 4, 6, "1,1"},
+                        Case{8, 8, 8, "1,2"}, Case{8, 8, 8, "1,1", 45}, Case{8, 8, 8, "2,2", 45}}) {
     CAPTURE(c.groups);
     CAPTURE(c.strides);
-    const GraphBuilder g = conv_chain(c.groups, c.in_channels, c.channels, c.strides, rng);
+    CAPTURE(c.width);
+    const GraphBuilder g = conv_chain(c.groups, c.in_channels, c.channels, c.strides, c.width, rng);
     const Model fused = g.load();
     const Model alone = g.load(unfused());
-    const std::map<std::string, Tensor> inputs{{"x", random_f32({2, c.in_channels, 9, 7}, rng)}};
+    const std::map<std::string, Tensor> inputs{
+        {"x", random_f32({2, c.in_channels, 9, c.width}, rng)}};
     const Tensor want = run(alone, inputs, 1).at("y");
     for (unsigned threads : {1u, 3u}) {
       RunProfile profile;
@@ -311,7 +316,7 @@ TEST_CASE(
     "fusion: an observer sees the chain's output under its last layer; a reshape fuses "
     "again") {
   std::mt19937 rng(3);
-  const GraphBuilder g = conv_chain(1, 2, 3, "1,1", rng);
+  const GraphBuilder g = conv_chain(1, 2, 3, "1,1", 7, rng);
   const Model model = g.load();
   const std::map<std::string, Tensor> inputs{{"x", random_f32({2, 2, 9, 7}, rng)}};
   std::vector<std::string> seen;

@@ -406,13 +406,54 @@ IRLITE_INLINE V add_row_taps(V acc, const V (&wr)[3], const float* row, std::int
   }
 }
 
+/// The leading fused steps of one channel that the in-place loop runs on its sums before it
+/// stores them: Add, Multiply, ReLU and PReLU, each with the channel's value.
+struct PlaneSteps {
+  std::int64_t count = 0;
+  std::array<EpilogueStep::Kind, kMaxConvSteps> kind{};
+  std::array<float, kMaxConvSteps> value{};
+};
+
+/// Whether the in-place loop runs `kind` on its sums.
+bool plane_step(EpilogueStep::Kind kind) {
+  return kind == EpilogueStep::Kind::add || kind == EpilogueStep::Kind::multiply ||
+         kind == EpilogueStep::Kind::relu || kind == EpilogueStep::Kind::prelu;
+}
+
+/// The steps on a vector or a float of sums: each element as run_steps() computes it.
+template <class V>
+IRLITE_INLINE V finish(V a, const PlaneSteps& ps) {
+  const V zero{};
+  for (std::int64_t i = 0; i < ps.count; ++i) {
+    const float v = ps.value[static_cast<std::size_t>(i)];
+    switch (ps.kind[static_cast<std::size_t>(i)]) {
+      case EpilogueStep::Kind::add:
+        a = a + v;
+        break;
+      case EpilogueStep::Kind::multiply:
+        a = a * v;
+        break;
+      case EpilogueStep::Kind::relu:
+        a = a > zero ? a : zero;
+        break;
+      case EpilogueStep::Kind::prelu:
+        a = a < zero ? a * v : a;
+        break;
+      default:
+        break;
+    }
+  }
+  return a;
+}
+
 /// One output row (ow columns) from the R input rows under it (R consecutive kernel rows,
-/// weights w on, and wv, the same broadcast), stride S.
+/// weights w on, and wv, the same broadcast), stride S, the steps `ps` on every sum.
 template <int R, int S, class V>
 IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows, const float* w,
-                                const V (*wv)[3], std::int64_t iw, std::int64_t ow) {
+                                const V (*wv)[3], std::int64_t iw, std::int64_t ow,
+                                const PlaneSteps& ps) {
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
-  out[0] = in_place_column<R, S>(rows, w, iw, 0);
+  out[0] = finish(in_place_column<R, S>(rows, w, iw, 0), ps);
   // Inner columns from 1 on: their taps read S * o - 1 to S * o + 1, inside the row while
   // S * o + 1 < iw. A vector of them reads up to S * (o + L - 1) + 1.
   const std::int64_t inner_end = std::min(ow, iw >= 2 ? (iw - 2) / S + 1 : 0);
@@ -420,7 +461,7 @@ IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows,
     V a{};
 #pragma GCC unroll 3
     for (int r = 0; r < R; ++r) a = add_row_taps<S>(a, wv[r], rows[r], o);
-    return a;
+    return finish(a, ps);
   };
   std::int64_t o = 1;
   // Four vectors at a time for stride 1, two for stride 2 (whose taps take more registers).
@@ -434,10 +475,10 @@ IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows,
         a2 = add_row_taps<S>(a2, wv[r], rows[r], o + 2 * L);
         a3 = add_row_taps<S>(a3, wv[r], rows[r], o + 3 * L);
       }
-      simd::store(out + o, a0);
-      simd::store(out + o + L, a1);
-      simd::store(out + o + 2 * L, a2);
-      simd::store(out + o + 3 * L, a3);
+      simd::store(out + o, finish(a0, ps));
+      simd::store(out + o + L, finish(a1, ps));
+      simd::store(out + o + 2 * L, finish(a2, ps));
+      simd::store(out + o + 3 * L, finish(a3, ps));
     }
   } else {
     for (; o + 2 * L <= inner_end; o += 2 * L) {
@@ -447,8 +488,8 @@ IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows,
         a0 = add_row_taps<S>(a0, wv[r], rows[r], o);
         a1 = add_row_taps<S>(a1, wv[r], rows[r], o + L);
       }
-      simd::store(out + o, a0);
-      simd::store(out + o + L, a1);
+      simd::store(out + o, finish(a0, ps));
+      simd::store(out + o + L, finish(a1, ps));
     }
   }
   for (; o + L <= inner_end; o += L) simd::store(out + o, inner(o));
@@ -459,15 +500,16 @@ IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows,
     o = inner_end;
   }
   for (o = std::max<std::int64_t>(o, 1); o < ow; ++o)
-    out[o] = in_place_column<R, S>(rows, w, iw, o);
+    out[o] = finish(in_place_column<R, S>(rows, w, iw, o), ps);
 }
 
 /// Output rows [oh_begin, oh_end) of one channel (`out` its plane, ow columns; plane x of
-/// ih x iw, weights w: nine floats), stride S.
+/// ih x iw, weights w: nine floats), stride S, the steps `ps` on every sum.
 template <int S>
 IRLITE_MULTIVERSION void in_place_plane_rows(float* __restrict out, const float* x, const float* w,
                                              std::int64_t ih, std::int64_t iw, std::int64_t ow,
-                                             std::int64_t oh_begin, std::int64_t oh_end) {
+                                             std::int64_t oh_begin, std::int64_t oh_end,
+                                             const PlaneSteps& ps) {
   using V = simd::vec<float>;
   V wv[3][3];
   for (int r = 0; r < 3; ++r)
@@ -482,16 +524,16 @@ IRLITE_MULTIVERSION void in_place_plane_rows(float* __restrict out, const float*
     float* const row = out + oh * ow;
     switch (last - first + 1) {
       case 3:
-        in_place_row<3, S>(row, rows, wk, wv + first, iw, ow);
+        in_place_row<3, S>(row, rows, wk, wv + first, iw, ow, ps);
         break;
       case 2:
-        in_place_row<2, S>(row, rows, wk, wv + first, iw, ow);
+        in_place_row<2, S>(row, rows, wk, wv + first, iw, ow, ps);
         break;
       case 1:
-        in_place_row<1, S>(row, rows, wk, wv + first, iw, ow);
+        in_place_row<1, S>(row, rows, wk, wv + first, iw, ow, ps);
         break;
-      default:  // no input row under it (padding only): zeros
-        std::fill_n(row, ow, 0.0f);
+      default:  // no input row under it (padding only): zeros, then the steps
+        std::fill_n(row, ow, finish(0.0f, ps));
     }
   }
 }
@@ -506,7 +548,13 @@ void depthwise_in_place(const Parallel& par, const ConvGeometry& g, const float*
   if (ow == 0) return;
   const std::int64_t units = g.batch * g.groups * rows;
   const auto plane_rows = g.stride[1] == 1 ? in_place_plane_rows<1> : in_place_plane_rows<2>;
-  // Rows a call makes: the steps then run on them while they are in L1.
+  // The leading Adds, Multiplies, ReLUs and PReLUs run on the sums before they are stored; the
+  // steps from the first other one on run on the rows a call makes, while those are in L1.
+  const auto in_row = static_cast<std::size_t>(
+      std::find_if_not(steps.begin(), steps.end(),
+                       [](const EpilogueStep& s) { return plane_step(s.kind); }) -
+      steps.begin());
+  const std::span<const EpilogueStep> after = steps.subspan(in_row);
   const std::int64_t span_rows = std::max<std::int64_t>(1, kStepFloats / ow);
   par.for_range(
       static_cast<std::size_t>(units),
@@ -518,8 +566,14 @@ void depthwise_in_place(const Parallel& par, const ConvGeometry& g, const float*
               std::min({span_rows, rows - oh, static_cast<std::int64_t>(end) - u});
           const std::int64_t group = plane % g.groups;
           float* const out = y + plane * g.out_size();
-          plane_rows(out, x + plane * g.in_size(), w + group * 9, ih, iw, ow, oh, oh + span);
-          apply_steps(steps, group, out + oh * ow, span * ow);
+          PlaneSteps ps;
+          ps.count = static_cast<std::int64_t>(in_row);
+          for (std::size_t i = 0; i < in_row; ++i) {
+            ps.kind[i] = steps[i].kind;
+            ps.value[i] = steps[i].kind == EpilogueStep::Kind::relu ? 0.0f : steps[i].values[group];
+          }
+          plane_rows(out, x + plane * g.in_size(), w + group * 9, ih, iw, ow, oh, oh + span, ps);
+          if (!after.empty()) apply_steps(after, group, out + oh * ow, span * ow);
           u += span;
         }
       });

@@ -63,7 +63,7 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline __m256 quantize256(__m2
 }
 
 /// The steps on a tile's sums, held in registers (see TileSteps).
-template <int R>
+template <int R, bool Quantize>
 IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 (&lo)[R],
                                                                          __m512 (&hi)[R],
                                                                          const TileSteps& t) {
@@ -81,7 +81,10 @@ IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 
       }
       continue;
     }
-    if (step.kind == EpilogueStep::Kind::fake_quantize) {
+    if (Quantize && step.kind == EpilogueStep::Kind::fake_quantize) {
+      // Unrolled, as every loop over the rows here: an array indexed in a loop would live in
+      // memory, and the accumulators with it, all through the tile.
+#pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
         const TileQuantize q = TileQuantize::make(step, t.row + r);
         lo[r] = quantize512(lo[r], q);
@@ -113,7 +116,7 @@ IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 
   }
 }
 
-template <int R>
+template <int R, bool Quantize>
 IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&lo)[R],
                                                                        __m256 (&hi)[R],
                                                                        const TileSteps& t) {
@@ -129,7 +132,8 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&
       }
       continue;
     }
-    if (step.kind == EpilogueStep::Kind::fake_quantize) {
+    if (Quantize && step.kind == EpilogueStep::Kind::fake_quantize) {
+#pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         const TileQuantize q = TileQuantize::make(step, t.row + r);
         lo[r] = quantize256(lo[r], q);
@@ -163,7 +167,7 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&
   }
 }
 
-template <int R>
+template <int R, bool Quantize>
 IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float* bp,
                                   std::int64_t b_stride, float* c, std::int64_t ldc,
                                   bool accumulate, const TileSteps* steps) {
@@ -185,7 +189,7 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
     ap += kMr512;
     bp += b_stride;
   }
-  if (steps) steps512<R>(lo, hi, *steps);
+  if (steps) steps512<R, Quantize>(lo, hi, *steps);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     _mm512_storeu_ps(c + r * ldc, lo[r]);
@@ -193,7 +197,7 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
   }
 }
 
-template <int R>
+template <int R, bool Quantize>
 IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* bp,
                                 std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
                                 const TileSteps* steps) {
@@ -215,7 +219,7 @@ IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* b
     ap += kMr256;
     bp += b_stride;
   }
-  if (steps) steps256<R>(lo, hi, *steps);
+  if (steps) steps256<R, Quantize>(lo, hi, *steps);
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     _mm256_storeu_ps(c + r * ldc, lo[r]);
@@ -232,34 +236,57 @@ void dispatch_rows(std::int64_t rows, std::int64_t kc, const float* ap, const fl
   ((rows == R + 1 ? F<R + 1>::run(kc, ap, bp, b_stride, c, ldc, accumulate, steps) : void()), ...);
 }
 
-template <int R>
+template <bool Quantize>
 struct Tile512 {
-  static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                  float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
-    tile512<R>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
-  }
+  template <int R>
+  struct Rows {
+    static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
+                    float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+      tile512<R, Quantize>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+    }
+  };
 };
 
-template <int R>
+template <bool Quantize>
 struct Tile256 {
-  static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                  float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
-    tile256<R>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
-  }
+  template <int R>
+  struct Rows {
+    static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
+                    float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+      tile256<R, Quantize>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+    }
+  };
 };
+
+/// Whether `steps` hold a FakeQuantize: its tiles are instantiated apart, so that the code it
+/// takes does not crowd the registers of the tiles without it.
+bool quantizes(const TileSteps* steps) {
+  if (!steps) return false;
+  for (std::int64_t s = 0; s < steps->count; ++s)
+    if (steps->steps[s].kind == EpilogueStep::Kind::fake_quantize) return true;
+  return false;
+}
 
 void avx512_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
                  std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
                  const TileSteps* steps) {
-  dispatch_rows<Tile512>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
-                         std::make_integer_sequence<int, kMr512>{});
+  if (quantizes(steps))
+    dispatch_rows<Tile512<true>::Rows>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
+                                       std::make_integer_sequence<int, kMr512>{});
+  else
+    dispatch_rows<Tile512<false>::Rows>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
+                                        std::make_integer_sequence<int, kMr512>{});
 }
 
 void avx2_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
                std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
                const TileSteps* steps) {
-  dispatch_rows<Tile256>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
-                         std::make_integer_sequence<int, kMr256>{});
+  if (quantizes(steps))
+    dispatch_rows<Tile256<true>::Rows>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
+                                       std::make_integer_sequence<int, kMr256>{});
+  else
+    dispatch_rows<Tile256<false>::Rows>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
+                                        std::make_integer_sequence<int, kMr256>{});
 }
 
 }  // namespace
