@@ -305,6 +305,73 @@ TEST_CASE("GEMM: per-row steps, run by the register tiles or on the finished blo
   }
 }
 
+TEST_CASE("GEMM: B's rows read where they are, at any offsets, on every ISA") {
+  // gemm_b_rows(): row q of B starts at b + rows[q] (a convolution's padded input, shifted per
+  // kernel position): rows overlap, come in any order, and the last panel reads past n into
+  // the buffer's slack. With the steps in the tiles, FakeQuantize among them.
+  std::mt19937 rng(21);
+  const std::int64_t m = 31;
+  const std::vector<float> add = random_values<float>(rng, m);
+  const std::vector<float> slope = random_values<float>(rng, m);
+  std::vector<float> limits(static_cast<std::size_t>(4 * m));
+  for (std::int64_t i = 0; i < m; ++i) {
+    limits[static_cast<std::size_t>(i)] = -0.5f - 0.01f * static_cast<float>(i);
+    limits[static_cast<std::size_t>(m + i)] = 0.5f;
+    limits[static_cast<std::size_t>(2 * m + i)] = -1.0f;
+    limits[static_cast<std::size_t>(3 * m + i)] = 1.0f + 0.02f * static_cast<float>(i);
+  }
+  using Kind = EpilogueStep::Kind;
+  const std::vector<EpilogueStep> plain = {{Kind::add, add.data()}, {Kind::relu, nullptr}};
+  const std::vector<EpilogueStep> quantized = {{Kind::add, add.data()},
+                                               {Kind::prelu, slope.data()},
+                                               {Kind::fake_quantize, limits.data(), m, 255.0f}};
+  for (const std::int64_t n : {1, 37, 70})
+    for (const std::int64_t k : {5, 300})
+      for (const auto* steps : {&plain, &quantized}) {
+        CAPTURE(n);
+        CAPTURE(k);
+        CAPTURE(steps->size());
+        const std::int64_t source = 3 * n + 11;
+        const std::vector<float> data = random_values<float>(rng, source + kGemmRowSlack);
+        std::vector<std::int64_t> rows(static_cast<std::size_t>(k));
+        for (std::int64_t& r : rows)
+          r = std::uniform_int_distribution<std::int64_t>(0, source - n)(rng);
+        const std::vector<float> a = random_values<float>(rng, m * k);
+        // B as a matrix, for the oracle.
+        std::vector<float> b(static_cast<std::size_t>(k * n));
+        for (std::int64_t q = 0; q < k; ++q)
+          for (std::int64_t j = 0; j < n; ++j)
+            b[static_cast<std::size_t>(q * n + j)] =
+                data[static_cast<std::size_t>(rows[static_cast<std::size_t>(q)] + j)];
+        GemmEpilogue epilogue;
+        epilogue.steps = *steps;
+        epilogue.steps_per_row = true;
+        const Case c{.m = m, .n = n, .k = k};
+        const std::vector<std::int64_t> index{0};
+        for (GemmIsa isa : supported_isas()) {
+          CAPTURE(isa_name(isa));
+          const std::vector<float> want = oracle(c, a, b, index, index, epilogue, gemm_fuses(isa));
+          const auto run = [&](const Parallel& par) {
+            std::vector<float> out(static_cast<std::size_t>(m * n), -7.0f);
+            GemmArgs<float> args;
+            args.m = m;
+            args.n = n;
+            args.k = k;
+            args.a = a.data();
+            args.c = out.data();
+            args.epilogue = epilogue;
+            gemm_b_rows(par, args, data.data(), rows.data(), isa);
+            return out;
+          };
+          if (!same_bits(run(Parallel()), want, "rows in place, one thread")) continue;
+          for (ThreadPool* pool : test_pools()) {
+            CAPTURE(pool->size());
+            same_bits(run(Parallel(pool)), want, "rows in place, threads");
+          }
+        }
+      }
+}
+
 TEST_CASE("GEMM: a large product gives the same bits on every thread count") {
   std::mt19937 rng(7);
   check_case<float>(rng, {.m = 300, .n = 700, .k = 520});

@@ -251,7 +251,9 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, const ConvWeigh
   if (shifted_rows<T>(g, weights)) {
     const ShiftedLayout layout = shifted_layout(g);
     pixels = shifted_rows_per_block(g, layout) * layout.width;
-    b.padded = s.take<float>(static_cast<std::size_t>(g.in_channels * layout.channel()));
+    // The GEMM reads B's rows a panel at a time, up to kGemmRowSlack floats past the last.
+    b.padded =
+        s.take<float>(static_cast<std::size_t>(g.in_channels * layout.channel() + kGemmRowSlack));
     b.row_offsets = s.take<std::int64_t>(static_cast<std::size_t>(g.patch()));
     b.wide = s.take<float>(static_cast<std::size_t>(g.out_channels * pixels));
   } else if (!g.pointwise()) {
@@ -854,6 +856,7 @@ void shifted_blocks(const Parallel& par, const ConvGeometry& g, const float* x, 
       const auto values = group_steps(steps, group, g.out_channels);
       const std::span<const EpilogueStep> own(values.data(), step_count);
       pad_input(par, g, s, x + image_group * g.in_channels * g.in_size(), b.padded.data());
+      std::fill(b.padded.end() - kGemmRowSlack, b.padded.end(), 0.0f);
       float* const yg = y + image_group * g.out_channels * out_size;
       for (std::int64_t r0 = 0; r0 < oh; r0 += block) {
         const std::int64_t count = std::min(block, oh - r0);

@@ -47,7 +47,8 @@ constexpr std::int64_t kMrGeneric = 6, kNrGeneric = 16;
 
 template <int R>
 void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                  float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+                  const std::int64_t* b_rows, float* c, std::int64_t ldc, bool accumulate,
+                  const TileSteps* steps) {
   using V = simd::vec<float>;
   constexpr std::int64_t L = simd::lanes<float>;
   V lo[R], hi[R];
@@ -56,15 +57,15 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
     hi[r] = accumulate ? simd::load(c + r * ldc + L) : V{};
   }
   for (std::int64_t q = 0; q < kc; ++q) {
-    const V b0 = simd::load(bp);
-    const V b1 = simd::load(bp + L);
+    const float* const row = b_rows ? bp + b_rows[q] : bp + q * b_stride;
+    const V b0 = simd::load(row);
+    const V b1 = simd::load(row + L);
     for (int r = 0; r < R; ++r) {
       const V x = simd::broadcast(ap[r]);
       lo[r] = lo[r] + x * b0;
       hi[r] = hi[r] + x * b1;
     }
     ap += kMrGeneric;
-    bp += b_stride;
   }
   for (std::int64_t s = 0; steps && s < steps->count; ++s) {
     const EpilogueStep& step = steps->steps[s];
@@ -112,21 +113,21 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
 }
 
 void generic_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                  std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
-                  const TileSteps* steps) {
+                  std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+                  bool accumulate, const TileSteps* steps) {
   switch (rows) {
     case 1:
-      return generic_rows<1>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+      return generic_rows<1>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     case 2:
-      return generic_rows<2>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+      return generic_rows<2>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     case 3:
-      return generic_rows<3>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+      return generic_rows<3>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     case 4:
-      return generic_rows<4>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+      return generic_rows<4>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     case 5:
-      return generic_rows<5>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+      return generic_rows<5>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     default:
-      return generic_rows<6>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+      return generic_rows<6>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
   }
 }
 
@@ -280,6 +281,9 @@ struct BSource {
   const float* raw = nullptr;
   std::int64_t raw_matrix = 0;             ///< floats between raw matrices
   const std::int64_t* raw_rows = nullptr;  ///< row q at raw + raw_rows[q], one matrix
+  /// raw_rows read where they are by the tiles, not copied into panels: each row readable
+  /// kGemmRowSlack floats past n (gemm_b_rows()).
+  bool rows_in_place = false;
 };
 
 /// The block of the task grid a task covers.
@@ -429,7 +433,8 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                       // that the slivers read them from consecutive lines (B's rows may be far
                       // apart); read by one sliver, B's rows are read once, where they are,
                       // when they are evenly spaced.
-                      const bool pack_block = bsrc.raw && (rows > mr || bsrc.raw_rows);
+                      const bool pack_block =
+                          bsrc.raw && !bsrc.rows_in_place && (rows > mr || bsrc.raw_rows);
                       const std::int64_t block_id = b_matrix * g.col_blocks + col_block;
                       if (pack_block && !(k <= kKc && held == block_id)) {
                         const float* b0 = bsrc.raw + b_matrix * bsrc.raw_matrix + j0;
@@ -443,7 +448,11 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                         const std::int64_t pc = std::min(nr, n - p * nr);
                         const float* bp = nullptr;
                         std::int64_t b_stride = nr;
-                        if (bsrc.packed) {
+                        const std::int64_t* b_rows = nullptr;
+                        if (bsrc.rows_in_place) {
+                          bp = bsrc.raw + p * nr;
+                          b_rows = bsrc.raw_rows + p0;
+                        } else if (bsrc.packed) {
                           bp = bsrc.packed->panel(b_matrix, p) + p0 * nr;
                         } else if (pack_block) {
                           bp = edge + (p - p_first) * kc * nr;
@@ -466,13 +475,13 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                               e.steps.data(), static_cast<std::int64_t>(tile_count), i0 + s * mr};
                           const TileSteps* steps = tile_steps && last_block ? &row_steps : nullptr;
                           if (pc == nr) {
-                            kr.tile(tr, kc, as, bp, b_stride, ct, ldc, accumulate, steps);
+                            kr.tile(tr, kc, as, bp, b_stride, b_rows, ct, ldc, accumulate, steps);
                           } else {
                             // A panel past n: the tile goes through a full-width copy.
                             if (accumulate)
                               for (std::int64_t r = 0; r < tr; ++r)
                                 std::copy_n(ct + r * ldc, pc, tile + r * nr);
-                            kr.tile(tr, kc, as, bp, b_stride, tile, nr, accumulate, steps);
+                            kr.tile(tr, kc, as, bp, b_stride, b_rows, tile, nr, accumulate, steps);
                             for (std::int64_t r = 0; r < tr; ++r)
                               std::copy_n(tile + r * nr, pc, ct + r * ldc);
                           }
@@ -728,12 +737,13 @@ void gemm_b_in_place(const Parallel& par, const GemmArgs<float>& args, const flo
 }
 
 void gemm_b_rows(const Parallel& par, const GemmArgs<float>& args, const float* b,
-                 const std::int64_t* b_rows) {
+                 const std::int64_t* b_rows, GemmIsa isa) {
   if (args.batches == 0 || args.m == 0 || args.n == 0) return;
   gemm_detail::BSource src;
   src.raw = b;
   src.raw_rows = b_rows;
-  gemm_detail::run(par, args, gemm_detail::kernel(gemm_isa()), src);
+  src.rows_in_place = true;
+  gemm_detail::run(par, args, gemm_detail::kernel(isa), src);
 }
 
 std::size_t gemm_scratch(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b_count,

@@ -196,11 +196,14 @@ void gemm_b_in_place(const Parallel& par, const GemmArgs<float>& args, const flo
 
 /// C = A · B with a float B whose row q is the n floats from b + b_rows[q] on, for a single output
 /// matrix (batches 1): rows in any order and at any distance, even overlapping. For a B that is a
-/// view of another tensor, such as a stride-1 convolution's padded input shifted for each
-/// kernel position. Each thread copies the block of B's panels it works on, as
-/// gemm_b_in_place() does.
+/// view of another tensor, such as a convolution's padded input shifted for each kernel
+/// position. The kernels read the rows where they are, a panel of columns at a time, so each
+/// row must be readable kGemmRowSlack floats past its n (the values there are not used).
 void gemm_b_rows(const Parallel& par, const GemmArgs<float>& args, const float* b,
-                 const std::int64_t* b_rows);
+                 const std::int64_t* b_rows, GemmIsa isa = gemm_isa());
+
+/// The floats past a row of B that gemm_b_rows() may read: the widest kernel's panel.
+inline constexpr std::int64_t kGemmRowSlack = 32;
 
 /// The most memory gemm() takes on `threads` threads, beyond its arguments, from
 /// GemmArgs::scratch (alignment included) or else the heap: per-thread blocks of A and C, and

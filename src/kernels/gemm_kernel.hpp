@@ -36,10 +36,11 @@ struct TileQuantize {
 
 /// c[r * ldc + j] = sum over q < kc of ap[q * mr + r] * bp[q * b_stride + j], for r < rows and
 /// j < nr, the sum continuing from the c already there when `accumulate`, from zero otherwise;
-/// q in increasing order; then, when `steps` is not null, the steps on each sum.
+/// q in increasing order; then, when `steps` is not null, the steps on each sum. When `b_rows`
+/// is not null, B's row q is at bp + b_rows[q] instead (b_stride unused).
 using TileFn = void (*)(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                        std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
-                        const TileSteps* steps);
+                        std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+                        std::int64_t ldc, bool accumulate, const TileSteps* steps);
 
 struct Kernel {
   std::int64_t mr = 0;  ///< rows of the register tile: A is packed in slivers of mr rows

@@ -167,10 +167,10 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&
   }
 }
 
-template <int R, bool Quantize>
+template <int R, bool Quantize, bool Offsets>
 IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float* bp,
-                                  std::int64_t b_stride, float* c, std::int64_t ldc,
-                                  bool accumulate, const TileSteps* steps) {
+                                  std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+                                  std::int64_t ldc, bool accumulate, const TileSteps* steps) {
   __m512 lo[R], hi[R];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
@@ -178,8 +178,9 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
     hi[r] = accumulate ? _mm512_loadu_ps(c + r * ldc + 16) : _mm512_setzero_ps();
   }
   for (std::int64_t q = 0; q < kc; ++q) {
-    const __m512 b0 = _mm512_loadu_ps(bp);
-    const __m512 b1 = _mm512_loadu_ps(bp + 16);
+    const float* const row = Offsets ? bp + b_rows[q] : bp;
+    const __m512 b0 = _mm512_loadu_ps(row);
+    const __m512 b1 = _mm512_loadu_ps(row + 16);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const __m512 x = _mm512_set1_ps(ap[r]);
@@ -187,7 +188,7 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
       hi[r] = _mm512_fmadd_ps(x, b1, hi[r]);
     }
     ap += kMr512;
-    bp += b_stride;
+    if (!Offsets) bp += b_stride;
   }
   if (steps) steps512<R, Quantize>(lo, hi, *steps);
 #pragma GCC unroll 16
@@ -197,10 +198,10 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
   }
 }
 
-template <int R, bool Quantize>
+template <int R, bool Quantize, bool Offsets>
 IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* bp,
-                                std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
-                                const TileSteps* steps) {
+                                std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+                                std::int64_t ldc, bool accumulate, const TileSteps* steps) {
   __m256 lo[R], hi[R];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
@@ -208,8 +209,9 @@ IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* b
     hi[r] = accumulate ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_setzero_ps();
   }
   for (std::int64_t q = 0; q < kc; ++q) {
-    const __m256 b0 = _mm256_loadu_ps(bp);
-    const __m256 b1 = _mm256_loadu_ps(bp + 8);
+    const float* const row = Offsets ? bp + b_rows[q] : bp;
+    const __m256 b0 = _mm256_loadu_ps(row);
+    const __m256 b1 = _mm256_loadu_ps(row + 8);
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m256 x = _mm256_broadcast_ss(ap + r);
@@ -217,7 +219,7 @@ IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* b
       hi[r] = _mm256_fmadd_ps(x, b1, hi[r]);
     }
     ap += kMr256;
-    bp += b_stride;
+    if (!Offsets) bp += b_stride;
   }
   if (steps) steps256<R, Quantize>(lo, hi, *steps);
 #pragma GCC unroll 8
@@ -231,29 +233,33 @@ IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* b
 /// register.
 template <template <int> class F, int... R>
 void dispatch_rows(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                   std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
-                   const TileSteps* steps, std::integer_sequence<int, R...>) {
-  ((rows == R + 1 ? F<R + 1>::run(kc, ap, bp, b_stride, c, ldc, accumulate, steps) : void()), ...);
+                   std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+                   bool accumulate, const TileSteps* steps, std::integer_sequence<int, R...>) {
+  ((rows == R + 1 ? F<R + 1>::run(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps)
+                  : void()),
+   ...);
 }
 
-template <bool Quantize>
+template <bool Quantize, bool Offsets>
 struct Tile512 {
   template <int R>
-  struct Rows {
+  struct Of {
     static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                    float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
-      tile512<R, Quantize>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+                    const std::int64_t* b_rows, float* c, std::int64_t ldc, bool accumulate,
+                    const TileSteps* steps) {
+      tile512<R, Quantize, Offsets>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     }
   };
 };
 
-template <bool Quantize>
+template <bool Quantize, bool Offsets>
 struct Tile256 {
   template <int R>
-  struct Rows {
+  struct Of {
     static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                    float* c, std::int64_t ldc, bool accumulate, const TileSteps* steps) {
-      tile256<R, Quantize>(kc, ap, bp, b_stride, c, ldc, accumulate, steps);
+                    const std::int64_t* b_rows, float* c, std::int64_t ldc, bool accumulate,
+                    const TileSteps* steps) {
+      tile256<R, Quantize, Offsets>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     }
   };
 };
@@ -267,26 +273,32 @@ bool quantizes(const TileSteps* steps) {
   return false;
 }
 
-void avx512_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                 std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
-                 const TileSteps* steps) {
-  if (quantizes(steps))
-    dispatch_rows<Tile512<true>::Rows>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
-                                       std::make_integer_sequence<int, kMr512>{});
+/// The tiles of one ISA (T: Tile512 or Tile256, mr rows at most), by what they take.
+template <template <bool, bool> class T, int Mr>
+void any_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
+              std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+              bool accumulate, const TileSteps* steps) {
+  const auto call = [&]<bool Q, bool O>() {
+    dispatch_rows<T<Q, O>::template Of>(rows, kc, ap, bp, b_stride, b_rows, c, ldc, accumulate,
+                                        steps, std::make_integer_sequence<int, Mr>{});
+  };
+  const bool quantize = quantizes(steps);
+  if (b_rows)
+    quantize ? call.template operator()<true, true>() : call.template operator()<false, true>();
   else
-    dispatch_rows<Tile512<false>::Rows>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
-                                        std::make_integer_sequence<int, kMr512>{});
+    quantize ? call.template operator()<true, false>() : call.template operator()<false, false>();
+}
+
+void avx512_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
+                 std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+                 bool accumulate, const TileSteps* steps) {
+  any_tile<Tile512, kMr512>(rows, kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
 }
 
 void avx2_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-               std::int64_t b_stride, float* c, std::int64_t ldc, bool accumulate,
-               const TileSteps* steps) {
-  if (quantizes(steps))
-    dispatch_rows<Tile256<true>::Rows>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
-                                       std::make_integer_sequence<int, kMr256>{});
-  else
-    dispatch_rows<Tile256<false>::Rows>(rows, kc, ap, bp, b_stride, c, ldc, accumulate, steps,
-                                        std::make_integer_sequence<int, kMr256>{});
+               std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+               bool accumulate, const TileSteps* steps) {
+  any_tile<Tile256, kMr256>(rows, kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
 }
 
 }  // namespace
