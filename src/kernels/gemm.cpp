@@ -481,7 +481,8 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                             if (accumulate)
                               for (std::int64_t r = 0; r < tr; ++r)
                                 std::copy_n(ct + r * ldc, pc, tile + r * nr);
-                            kr.tile(tr, kc, as, bp, b_stride, b_rows, tile, nr, accumulate, steps);
+                            const TileFn fn = kr.half_tile && 2 * pc <= nr ? kr.half_tile : kr.tile;
+                            fn(tr, kc, as, bp, b_stride, b_rows, tile, nr, accumulate, steps);
                             for (std::int64_t r = 0; r < tr; ++r)
                               std::copy_n(tile + r * nr, pc, ct + r * ldc);
                           }

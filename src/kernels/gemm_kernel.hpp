@@ -47,6 +47,8 @@ struct Kernel {
   std::int64_t nr = 0;  ///< columns: B is packed in panels of nr columns
   bool fused = false;   ///< the sum takes fused multiply-adds
   TileFn tile = nullptr;
+  /// A tile of nr / 2 columns (the same sums), for a last panel of no more; null: `tile`.
+  TileFn half_tile = nullptr;
 };
 
 /// The kernel of `isa`, which the CPU must run.

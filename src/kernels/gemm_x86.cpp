@@ -63,7 +63,7 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline __m256 quantize256(__m2
 }
 
 /// The steps on a tile's sums, held in registers (see TileSteps).
-template <int R, bool Quantize>
+template <int R, bool Quantize, bool Half>
 IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 (&lo)[R],
                                                                          __m512 (&hi)[R],
                                                                          const TileSteps& t) {
@@ -77,7 +77,7 @@ IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
         lo[r] = _mm512_maskz_max_ps(0xFFFF, lo[r], zero);
-        hi[r] = _mm512_maskz_max_ps(0xFFFF, hi[r], zero);
+        if constexpr (!Half) hi[r] = _mm512_maskz_max_ps(0xFFFF, hi[r], zero);
       }
       continue;
     }
@@ -88,7 +88,7 @@ IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 
       for (int r = 0; r < R; ++r) {
         const TileQuantize q = TileQuantize::make(step, t.row + r);
         lo[r] = quantize512(lo[r], q);
-        hi[r] = quantize512(hi[r], q);
+        if constexpr (!Half) hi[r] = quantize512(hi[r], q);
       }
       continue;
     }
@@ -99,15 +99,17 @@ IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 
       switch (step.kind) {
         case EpilogueStep::Kind::add:
           lo[r] = _mm512_add_ps(lo[r], x);
-          hi[r] = _mm512_add_ps(hi[r], x);
+          if constexpr (!Half) hi[r] = _mm512_add_ps(hi[r], x);
           break;
         case EpilogueStep::Kind::multiply:
           lo[r] = _mm512_mul_ps(lo[r], x);
-          hi[r] = _mm512_mul_ps(hi[r], x);
+          if constexpr (!Half) hi[r] = _mm512_mul_ps(hi[r], x);
           break;
         case EpilogueStep::Kind::prelu:
           lo[r] = _mm512_mask_mul_ps(lo[r], _mm512_cmp_ps_mask(lo[r], zero, _CMP_LT_OQ), lo[r], x);
-          hi[r] = _mm512_mask_mul_ps(hi[r], _mm512_cmp_ps_mask(hi[r], zero, _CMP_LT_OQ), hi[r], x);
+          if constexpr (!Half)
+            hi[r] =
+                _mm512_mask_mul_ps(hi[r], _mm512_cmp_ps_mask(hi[r], zero, _CMP_LT_OQ), hi[r], x);
           break;
         default:
           break;
@@ -167,7 +169,7 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&
   }
 }
 
-template <int R, bool Quantize, bool Offsets>
+template <int R, bool Quantize, bool Offsets, bool Half>
 IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float* bp,
                                   std::int64_t b_stride, const std::int64_t* b_rows, float* c,
                                   std::int64_t ldc, bool accumulate, const TileSteps* steps) {
@@ -175,26 +177,26 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     lo[r] = accumulate ? _mm512_loadu_ps(c + r * ldc) : _mm512_setzero_ps();
-    hi[r] = accumulate ? _mm512_loadu_ps(c + r * ldc + 16) : _mm512_setzero_ps();
+    hi[r] = Half || !accumulate ? _mm512_setzero_ps() : _mm512_loadu_ps(c + r * ldc + 16);
   }
   for (std::int64_t q = 0; q < kc; ++q) {
     const float* const row = Offsets ? bp + b_rows[q] : bp;
     const __m512 b0 = _mm512_loadu_ps(row);
-    const __m512 b1 = _mm512_loadu_ps(row + 16);
+    const __m512 b1 = Half ? _mm512_setzero_ps() : _mm512_loadu_ps(row + 16);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const __m512 x = _mm512_set1_ps(ap[r]);
       lo[r] = _mm512_fmadd_ps(x, b0, lo[r]);
-      hi[r] = _mm512_fmadd_ps(x, b1, hi[r]);
+      if constexpr (!Half) hi[r] = _mm512_fmadd_ps(x, b1, hi[r]);
     }
     ap += kMr512;
     if (!Offsets) bp += b_stride;
   }
-  if (steps) steps512<R, Quantize>(lo, hi, *steps);
+  if (steps) steps512<R, Quantize, Half>(lo, hi, *steps);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     _mm512_storeu_ps(c + r * ldc, lo[r]);
-    _mm512_storeu_ps(c + r * ldc + 16, hi[r]);
+    if constexpr (!Half) _mm512_storeu_ps(c + r * ldc + 16, hi[r]);
   }
 }
 
@@ -240,15 +242,19 @@ void dispatch_rows(std::int64_t rows, std::int64_t kc, const float* ap, const fl
    ...);
 }
 
-template <bool Quantize, bool Offsets>
-struct Tile512 {
-  template <int R>
-  struct Of {
-    static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                    const std::int64_t* b_rows, float* c, std::int64_t ldc, bool accumulate,
-                    const TileSteps* steps) {
-      tile512<R, Quantize, Offsets>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
-    }
+template <bool Half>
+struct Tile512Of {
+  template <bool Quantize, bool Offsets>
+  struct Tile512 {
+    template <int R>
+    struct Of {
+      static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
+                      const std::int64_t* b_rows, float* c, std::int64_t ldc, bool accumulate,
+                      const TileSteps* steps) {
+        tile512<R, Quantize, Offsets, Half>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate,
+                                            steps);
+      }
+    };
   };
 };
 
@@ -292,7 +298,16 @@ void any_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* 
 void avx512_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
                  std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
                  bool accumulate, const TileSteps* steps) {
-  any_tile<Tile512, kMr512>(rows, kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+  any_tile<Tile512Of<false>::Tile512, kMr512>(rows, kc, ap, bp, b_stride, b_rows, c, ldc,
+                                              accumulate, steps);
+}
+
+/// The left half of a tile (16 columns), for a last panel that has no more: the same sums.
+void avx512_half_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
+                      std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+                      bool accumulate, const TileSteps* steps) {
+  any_tile<Tile512Of<true>::Tile512, kMr512>(rows, kc, ap, bp, b_stride, b_rows, c, ldc, accumulate,
+                                             steps);
 }
 
 void avx2_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
@@ -303,7 +318,7 @@ void avx2_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float*
 
 }  // namespace
 
-const Kernel kAvx512Kernel{kMr512, kNr512, true, avx512_tile};
+const Kernel kAvx512Kernel{kMr512, kNr512, true, avx512_tile, avx512_half_tile};
 const Kernel kAvx2Kernel{kMr256, kNr256, true, avx2_tile};
 
 }  // namespace irlite::gemm_detail
