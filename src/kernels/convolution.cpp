@@ -448,14 +448,62 @@ IRLITE_INLINE V finish(V a, const PlaneSteps& ps) {
   return a;
 }
 
+/// Stride 1, one pixel of padding on each side of the row (ow == iw), at least 2 vectors: the
+/// row's first and last vectors with the padding's zero shifted into their taps, every inner
+/// vector between. Tap by tap the sums of in_place_column(), which skips the padding: a finite
+/// weight times that zero adds a zero, which changes no sum (a sum from +0 is never -0).
+template <int R, class V>
+IRLITE_INLINE void in_place_padded_row(float* __restrict out, const float* const* rows,
+                                       const V (*wv)[3], std::int64_t ow, const PlaneSteps& ps) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  static_assert(L == 8);
+  const V zero{};
+  V first{}, last{};
+  const std::int64_t end = ow - L;
+#pragma GCC unroll 3
+  for (int r = 0; r < R; ++r) {
+    const V head = simd::load(rows[r]), tail = simd::load(rows[r] + end);
+    // Columns -1 to 6 (the padding's zero first), 0 to 7, 1 to 8.
+    first = first + wv[r][0] * __builtin_shufflevector(zero, head, 7, 8, 9, 10, 11, 12, 13, 14);
+    first = first + wv[r][1] * head;
+    first = first + wv[r][2] * simd::load(rows[r] + 1);
+    // Columns end - 1 to ow - 2, end to ow - 1, end + 1 to ow (the padding's zero last).
+    last = last + wv[r][0] * simd::load(rows[r] + end - 1);
+    last = last + wv[r][1] * tail;
+    last = last + wv[r][2] * __builtin_shufflevector(tail, zero, 1, 2, 3, 4, 5, 6, 7, 8);
+  }
+  std::int64_t o = L;
+  for (; o + L <= end; o += L) {
+    V a{};
+#pragma GCC unroll 3
+    for (int r = 0; r < R; ++r) a = add_row_taps<1>(a, wv[r], rows[r], o);
+    simd::store(out + o, finish(a, ps));
+  }
+  if (o < end) {
+    // The columns left: a vector that ends where the last begins (their sums again, the same).
+    V a{};
+#pragma GCC unroll 3
+    for (int r = 0; r < R; ++r) a = add_row_taps<1>(a, wv[r], rows[r], end - L);
+    simd::store(out + end - L, finish(a, ps));
+  }
+  simd::store(out, finish(first, ps));
+  simd::store(out + end, finish(last, ps));
+}
+
 /// One output row (ow columns) from the R input rows under it (R consecutive kernel rows,
 /// weights w on, and wv, the same broadcast), stride S, the steps `ps` on every sum.
+/// `vector_edges`: the weights are finite, so a stride-1 row padded by one pixel on each side
+/// may take in_place_padded_row(), and a stride-2 row's first vector may read the padding as a
+/// zero.
 template <int R, int S, class V>
 IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows, const float* w,
                                 const V (*wv)[3], std::int64_t iw, std::int64_t ow,
-                                const PlaneSteps& ps) {
+                                const PlaneSteps& ps, bool vector_edges) {
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
-  out[0] = finish(in_place_column<R, S>(rows, w, iw, 0), ps);
+  if constexpr (S == 1) {
+    if (vector_edges && ow == iw && ow >= 2 * L)
+      return in_place_padded_row<R>(out, rows, wv, ow, ps);
+  }
   // Inner columns from 1 on: their taps read S * o - 1 to S * o + 1, inside the row while
   // S * o + 1 < iw. A vector of them reads up to S * (o + L - 1) + 1.
   const std::int64_t inner_end = std::min(ow, iw >= 2 ? (iw - 2) / S + 1 : 0);
@@ -466,6 +514,25 @@ IRLITE_INLINE void in_place_row(float* __restrict out, const float* const* rows,
     return finish(a, ps);
   };
   std::int64_t o = 1;
+  if (S == 2 && vector_edges && inner_end >= L && iw >= 2 * L) {
+    // The first vector with the padding's zero shifted into tap 0 of column 0 (columns -1, 1,
+    // ..., 13), as in_place_padded_row() does: the same sums as in_place_column().
+    const V zero{};
+    V first{};
+#pragma GCC unroll 3
+    for (int r = 0; r < R; ++r) {
+      const V at = simd::load(rows[r]), at_hi = simd::load(rows[r] + L);
+      const V even = __builtin_shufflevector(at, at_hi, 0, 2, 4, 6, 8, 10, 12, 14);
+      const V odd = __builtin_shufflevector(at, at_hi, 1, 3, 5, 7, 9, 11, 13, 15);
+      first = first + wv[r][0] * __builtin_shufflevector(zero, odd, 7, 8, 9, 10, 11, 12, 13, 14);
+      first = first + wv[r][1] * even;
+      first = first + wv[r][2] * odd;
+    }
+    simd::store(out, finish(first, ps));
+    o = L;
+  } else {
+    out[0] = finish(in_place_column<R, S>(rows, w, iw, 0), ps);
+  }
   // Four vectors at a time for stride 1, two for stride 2 (whose taps take more registers).
   if constexpr (S == 1) {
     for (; o + 4 * L <= inner_end; o += 4 * L) {
@@ -514,8 +581,12 @@ IRLITE_MULTIVERSION void in_place_plane_rows(float* __restrict out, const float*
                                              const PlaneSteps& ps) {
   using V = simd::vec<float>;
   V wv[3][3];
+  bool finite = true;
   for (int r = 0; r < 3; ++r)
-    for (int t = 0; t < 3; ++t) wv[r][t] = simd::broadcast(w[r * 3 + t]);
+    for (int t = 0; t < 3; ++t) {
+      wv[r][t] = simd::broadcast(w[r * 3 + t]);
+      finite = finite && std::isfinite(w[r * 3 + t]);
+    }
   for (std::int64_t oh = oh_begin; oh < oh_end; ++oh) {
     // The kernel rows inside the input: kh from first to last, input row S * oh - 1 + kh.
     const std::int64_t top = S * oh - 1;
@@ -526,13 +597,13 @@ IRLITE_MULTIVERSION void in_place_plane_rows(float* __restrict out, const float*
     float* const row = out + oh * ow;
     switch (last - first + 1) {
       case 3:
-        in_place_row<3, S>(row, rows, wk, wv + first, iw, ow, ps);
+        in_place_row<3, S>(row, rows, wk, wv + first, iw, ow, ps, finite);
         break;
       case 2:
-        in_place_row<2, S>(row, rows, wk, wv + first, iw, ow, ps);
+        in_place_row<2, S>(row, rows, wk, wv + first, iw, ow, ps, finite);
         break;
       case 1:
-        in_place_row<1, S>(row, rows, wk, wv + first, iw, ow, ps);
+        in_place_row<1, S>(row, rows, wk, wv + first, iw, ow, ps, finite);
         break;
       default:  // no input row under it (padding only): zeros, then the steps
         std::fill_n(row, ow, finish(0.0f, ps));
