@@ -274,6 +274,12 @@ void apply_epilogue(const GemmEpilogue& e, float* c, std::int64_t ldc, std::int6
   if (e.steps_per_row) apply_row_steps(e.steps, i0, c, ldc, rows, cols);
 }
 
+/// Whether rows of n floats, one after another, fall in few of L1's sets: a multiple of 2 KiB
+/// apart, they share one set in 32 (the set is the address modulo 4 KiB, in 64-byte lines).
+bool rows_alias(std::int64_t n) {
+  return n * static_cast<std::int64_t>(sizeof(float)) % 2048 == 0;
+}
+
 /// Where B comes from: packed panels, or a float matrix read in place with row stride n (or
 /// with its rows where raw_rows says).
 struct BSource {
@@ -429,12 +435,14 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                         for (std::int64_t s = 0; s * mr < rows; ++s)
                           pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr),
                                  p0, kc, mr, ap + s * mr * kc);
-                      // A raw B read by several slivers: the block's panels copied once, so
-                      // that the slivers read them from consecutive lines (B's rows may be far
-                      // apart); read by one sliver, B's rows are read once, where they are,
-                      // when they are evenly spaced.
-                      const bool pack_block =
-                          bsrc.raw && !bsrc.rows_in_place && (rows > mr || bsrc.raw_rows);
+                      // A raw B with evenly spaced rows is read where it is: a panel's k block
+                      // (at most 256 rows of 128 bytes) stays in L1 for the slivers after the
+                      // first. Unless its rows are a multiple of 2 KiB apart (a convolution on a
+                      // map of 192 x 336): they would then fall in two of L1's 64 sets, evict
+                      // each other, and the block's panels are copied to consecutive lines
+                      // first, as B given by rows always is.
+                      const bool pack_block = bsrc.raw && !bsrc.rows_in_place &&
+                                              (bsrc.raw_rows || (rows > mr && rows_alias(n)));
                       const std::int64_t block_id = b_matrix * g.col_blocks + col_block;
                       if (pack_block && !(k <= kKc && held == block_id)) {
                         const float* b0 = bsrc.raw + b_matrix * bsrc.raw_matrix + j0;
