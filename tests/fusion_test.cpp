@@ -390,3 +390,57 @@ TEST_CASE("fusion: a FakeQuantize after the convolution runs in its kernel, the 
     for (unsigned threads : {1u, 3u}) CHECK(same_bits(run(fused, inputs, threads).at("y"), want));
   }
 }
+
+TEST_CASE("fusion: a MaxPool runs the scale, shift and FakeQuantize after it, the same bits") {
+  // An INT8 landmarks model's pools: MaxPool -> Multiply [C, 1, 1] -> Add [1, C, 1, 1] ->
+  // FakeQuantize, each channel's plane (10 x 12: whole vectors and a tail) through the steps.
+  // MaxPool-8, whose indices are an output, stays a layer of its own.
+  std::mt19937 rng(29);
+  for (const char* opset : {"opset1", "opset8"}) {
+    CAPTURE(opset);
+    GraphBuilder g;
+    const auto x = g.parameter("x", ElementType::f32, PartialShape{2, 4, 20, 24});
+    const auto pool = g.layer("MaxPool", opset,
+                              {{"kernel", "2,2"},
+                               {"strides", "2,2"},
+                               {"pads_begin", "0,0"},
+                               {"pads_end", "0,0"},
+                               {"rounding_type", "floor"}},
+                              {x},
+                              std::string(opset) == "opset8"
+                                  ? std::vector<ElementType>{ElementType::f32, ElementType::i64}
+                                  : std::vector<ElementType>{ElementType::f32},
+                              "pool");
+    const auto scale = g.constant("scale", random_f32({4, 1, 1}, rng));
+    const auto mul = g.layer("Multiply", "opset1", {}, {pool[0], scale}, {ElementType::f32}, "mul");
+    const auto shift = g.constant("shift", random_f32({1, 4, 1, 1}, rng));
+    const auto add = g.layer("Add", "opset1", {}, {mul[0], shift}, {ElementType::f32}, "shift");
+    const auto in_low = g.constant("il", tensor(ElementType::f32, {1}, {-0.5}));
+    const auto in_high = g.constant("ih", tensor(ElementType::f32, {1}, {0.75}));
+    const auto out_low = g.constant("ol", tensor(ElementType::f32, {1}, {-1.0}));
+    const auto out_high = g.constant("oh", tensor(ElementType::f32, {1}, {1.0}));
+    const auto fq =
+        g.layer("FakeQuantize", "opset1", {{"levels", "256"}, {"auto_broadcast", "numpy"}},
+                {add[0], in_low, in_high, out_low, out_high}, {ElementType::f32}, "fq");
+    g.result(fq[0], "y");
+    const Model fused = g.load();
+    const std::map<std::string, Tensor> inputs{{"x", random_f32({2, 4, 20, 24}, rng)}};
+    const Tensor want = run(g.load(unfused()), inputs, 1).at("y");
+    const bool takes_steps = std::string(opset) == "opset1";
+    for (unsigned threads : {1u, 3u}) {
+      RunProfile profile;
+      CHECK(same_bits(run(fused, inputs, threads, &profile).at("y"), want));
+      if (!takes_steps) continue;
+      REQUIRE(profile.layers.size() == 1);
+      CHECK(profile.layers[0].name == "pool");
+      std::vector<std::string> names;
+      for (std::size_t f : profile.layers[0].fused_layers) names.push_back(fused.layers()[f].name);
+      CHECK(names == std::vector<std::string>{"mul", "shift", "fq"});
+    }
+    const std::size_t fq_layer = fused.layers()[layer_index(fused, "fq")].fused_into.value_or(99);
+    if (takes_steps)
+      CHECK(fq_layer == layer_index(fused, "pool"));
+    else
+      CHECK_FALSE(fused.layers()[layer_index(fused, "mul")].fused_into);
+  }
+}
