@@ -15,7 +15,9 @@
 // dilation and without indices (every MaxPool-1 in the models) takes a faster path: for each
 // output row, the maximum of the window's input rows column by column into a row buffer, then
 // the maximum of every run of kernel-width columns slid along that buffer in place, from which
-// the windows' starts are picked; both loops run over contiguous memory in vectors. Its order of
+// the windows' starts are picked; both loops run over contiguous memory in vectors. On floats
+// with a stride of 2 and windows 2 or 3 columns wide, the same maxima in the same order are made
+// from the input rows where they are, eight outputs at a time (max_stride2_row()). Its order of
 // comparisons differs from the general path's only where equal values differ in their bits (the
 // sign of a zero, a NaN's payload).
 //
@@ -169,6 +171,9 @@ IRLITE_MULTIVERSION void gather_row(const C* __restrict rb, T* __restrict y, std
   for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(rb[i * stride]);
 }
 
+/// The rows and columns max_stride2_row() copies for its last outputs, at most.
+inline constexpr std::int64_t kStride2MaxRows = 4, kStride2RowFloats = 17;
+
 /// Output columns o in [0, n) of a float row with a stride of 2 and a window K = 2 or 3 columns
 /// wide, over the `rows` input rows from `x` on (`w` floats apart), column o's window starting
 /// at x's column 2 * o: the maximum of each window column over the rows, then of those columns
@@ -176,9 +181,6 @@ IRLITE_MULTIVERSION void gather_row(const C* __restrict rb, T* __restrict y, std
 /// lies inside the row: 2 * n + K - 3 < `avail`, the columns from x on. The last few outputs
 /// read their rows' columns through a copy padded with zeros, whose lanes past n are dropped;
 /// `rows` is at most kStride2MaxRows.
-/// The rows and columns max_stride2_row() copies for its last outputs, at most.
-inline constexpr std::int64_t kStride2MaxRows = 4, kStride2RowFloats = 17;
-
 template <int K>
 IRLITE_MULTIVERSION void max_stride2_row(const float* __restrict x, std::int64_t rows,
                                          std::int64_t w, std::int64_t avail, float* __restrict y,
@@ -261,8 +263,8 @@ void max_pool(const Parallel& par, const Scratch& scratch, const PoolGeometry& g
     const std::int64_t hi = W + pw >= kw ? std::min(OW, (W + pw - kw) / sw + 1) : 0;
     const std::int64_t lo = std::min(hi, (pw + sw - 1) / sw);
     // Floats with a stride of 2 and windows 2 or 3 columns wide (most CNNs' pools) read the
-    // input rows where they are, eight outputs at a time; the columns left over and those
-    // whose windows reach into the padding take columns_first().
+    // input rows where they are, eight outputs at a time. The columns whose windows reach into
+    // the padding take columns_first(), on every path.
     const bool stride2 = std::is_same_v<T, float> && sw == 2 && (kw == 2 || kw == 3) &&
                          g.kernel[1] <= d::kStride2MaxRows;
     // Output column ow from the `count` rows from `first_row` on: each window column's
@@ -295,39 +297,26 @@ void max_pool(const Parallel& par, const Scratch& scratch, const PoolGeometry& g
                   std::fill_n(y, OW, lowest_value<T>());
                   return;
                 }
+                const T* first_row = x + (th.origin + th.first) * W;
+                const std::int64_t count = th.last - th.first;
+                // The edges first: the windows in between are then made apart.
+                for (std::int64_t ow = 0; ow < lo; ++ow)
+                  y[ow] = columns_first(first_row, count, ow);
+                for (std::int64_t ow = hi; ow < OW; ++ow)
+                  y[ow] = columns_first(first_row, count, ow);
                 if constexpr (std::is_same_v<T, float>) {
                   if (stride2) {
-                    const float* first_row = x + (th.origin + th.first) * W;
-                    const std::int64_t count = th.last - th.first;
                     const std::int64_t at = lo * sw - pw;
                     if (kw == 2)
                       d::max_stride2_row<2>(first_row + at, count, W, W - at, y + lo, hi - lo);
                     else
                       d::max_stride2_row<3>(first_row + at, count, W, W - at, y + lo, hi - lo);
-                    for (std::int64_t ow = 0; ow < lo; ++ow)
-                      y[ow] = columns_first(first_row, count, ow);
-                    for (std::int64_t ow = hi; ow < OW; ++ow)
-                      y[ow] = columns_first(first_row, count, ow);
                     return;
                   }
                 }
-                d::load_row(x + (th.origin + th.first) * W, rb, W);
-                for (std::int64_t j = th.first + 1; j < th.last; ++j)
-                  d::max_into_row(x + (th.origin + j) * W, rb, W);
-                const auto edge = [&](std::int64_t ow) {
-                  const d::Taps tw = d::taps(g, 2, ow);
-                  if (tw.first == tw.last) {
-                    y[ow] = lowest_value<T>();
-                    return;
-                  }
-                  C m = rb[tw.origin + tw.first];
-                  for (std::int64_t j = tw.first + 1; j < tw.last; ++j)
-                    m = d::better(rb[tw.origin + j], m) ? rb[tw.origin + j] : m;
-                  y[ow] = static_cast<T>(m);
-                };
-                // The edges first: the windows in between are then slid in place.
-                for (std::int64_t ow = 0; ow < lo; ++ow) edge(ow);
-                for (std::int64_t ow = hi; ow < OW; ++ow) edge(ow);
+                // The windows in between slid in place over the rows' maxima.
+                d::load_row(first_row, rb, W);
+                for (std::int64_t j = 1; j < count; ++j) d::max_into_row(first_row + j * W, rb, W);
                 if (hi > lo) {
                   const std::int64_t first = lo * sw - pw;
                   const std::int64_t starts = (hi - 1 - lo) * sw + 1;
