@@ -91,10 +91,7 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
           hi[r] = hi[r] < zero ? hi[r] * x : hi[r];
           break;
         case EpilogueStep::Kind::fake_quantize: {
-          const float* limits = step.values + steps->row + r;
-          const auto q =
-              QuantizeLimits<float>::make(limits[0], limits[step.stride], limits[2 * step.stride],
-                                          limits[3 * step.stride], step.steps);
+          const QuantizeLimits<float> q = step_limits(step, steps->row + r);
           for (std::int64_t i = 0; i < L; ++i) {
             lo[r][i] = quantize_value(static_cast<float>(lo[r][i]), q);
             hi[r][i] = quantize_value(static_cast<float>(hi[r][i]), q);
@@ -580,10 +577,7 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
           for (; i < count; ++i) row[i] = row[i] < 0.0f ? row[i] * v : row[i];
           break;
         case EpilogueStep::Kind::fake_quantize: {
-          const float* limits = step.values + column + r;
-          const auto q =
-              QuantizeLimits<float>::make(limits[0], limits[step.stride], limits[2 * step.stride],
-                                          limits[3 * step.stride], step.steps);
+          const QuantizeLimits<float> q = gemm_detail::step_limits(step, column + r);
           // Blocks of a fixed length, as unary_loop's, so that the loop vectorises.
           for (; i + kQuantizeBlock <= count; i += kQuantizeBlock) {
             float* const block = row + i;

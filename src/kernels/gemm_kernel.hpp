@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "kernels/fake_quantize.hpp"
 #include "kernels/gemm.hpp"
 
 namespace irlite::gemm_detail {
@@ -22,17 +23,13 @@ inline bool tile_runs(const EpilogueStep& step) {
   return step.kind != EpilogueStep::Kind::add_tensor;
 }
 
-/// A FakeQuantize step's limits for row `row` of a tile: fake_quantize.hpp's formula, with the
-/// same operations in the same order, runs on them in the tiles' registers.
-struct TileQuantize {
-  float in_low, in_range, below, above, out_low, out_high, out_range, steps;
-  static TileQuantize make(const EpilogueStep& step, std::int64_t row) {
-    const float* v = step.values + row;
-    const float il = v[0], ih = v[step.stride], ol = v[2 * step.stride], oh = v[3 * step.stride];
-    // The choices of QuantizeLimits::make: the first argument on a tie or a NaN.
-    return {il, ih - il, ih < il ? ih : il, il < ih ? ih : il, ol, oh, oh - ol, step.steps};
-  }
-};
+/// A FakeQuantize step's limits for row (channel) `at`, as fake_quantize.hpp's formula takes
+/// them: the tiles run its operations, in its order, on the sums in registers.
+inline QuantizeLimits<float> step_limits(const EpilogueStep& step, std::int64_t at) {
+  const float* v = step.values + at;
+  return QuantizeLimits<float>::make(v[0], v[step.stride], v[2 * step.stride], v[3 * step.stride],
+                                     step.steps);
+}
 
 /// c[r * ldc + j] = sum over q < kc of ap[q * mr + r] * bp[q * b_stride + j], for r < rows and
 /// j < nr, the sum continuing from the c already there when `accumulate`, from zero otherwise;

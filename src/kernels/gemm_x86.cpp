@@ -28,7 +28,7 @@ constexpr std::int64_t kMr256 = 6, kNr256 = 16;
 /// FakeQuantize on 16 sums: round((x - il) / (ih - il) * L) / L * (oh - ol) + ol, ol at or
 /// below min(il, ih), oh above max(il, ih), each operation rounded on its own.
 IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline __m512 quantize512(
-    __m512 x, const TileQuantize& q) {
+    __m512 x, const QuantizeLimits<float>& q) {
   const __m512 scaled = _mm512_mul_ps(
       _mm512_div_ps(_mm512_sub_ps(x, _mm512_set1_ps(q.in_low)), _mm512_set1_ps(q.in_range)),
       _mm512_set1_ps(q.steps));
@@ -47,8 +47,8 @@ IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline __m512 quantize512(
 }
 
 /// The same on 8 sums.
-IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline __m256 quantize256(__m256 x,
-                                                                            const TileQuantize& q) {
+IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline __m256 quantize256(
+    __m256 x, const QuantizeLimits<float>& q) {
   const __m256 scaled = _mm256_mul_ps(
       _mm256_div_ps(_mm256_sub_ps(x, _mm256_set1_ps(q.in_low)), _mm256_set1_ps(q.in_range)),
       _mm256_set1_ps(q.steps));
@@ -86,7 +86,7 @@ IRLITE_TARGET_AVX512 __attribute__((always_inline)) inline void steps512(__m512 
       // memory, and the accumulators with it, all through the tile.
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
-        const TileQuantize q = TileQuantize::make(step, t.row + r);
+        const QuantizeLimits<float> q = step_limits(step, t.row + r);
         lo[r] = quantize512(lo[r], q);
         if constexpr (!Half) hi[r] = quantize512(hi[r], q);
       }
@@ -137,7 +137,7 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&
     if (Quantize && step.kind == EpilogueStep::Kind::fake_quantize) {
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
-        const TileQuantize q = TileQuantize::make(step, t.row + r);
+        const QuantizeLimits<float> q = step_limits(step, t.row + r);
         lo[r] = quantize256(lo[r], q);
         hi[r] = quantize256(hi[r], q);
       }

@@ -226,9 +226,6 @@ struct BinaryAttributes {
   }
 };
 
-/// The most element-wise layers an Add runs after its sums (fused()).
-constexpr std::size_t kMaxAddSteps = 8;
-
 /// out = a + b on n floats, as the Add kernel gives them.
 IRLITE_MULTIVERSION void add_floats(const float* a, const float* b, float* out, std::int64_t n) {
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
@@ -330,7 +327,7 @@ class BinaryOp final : public Op {
   /// its output while the plane is in cache: in float, as the separate f32 layers would, so the
   /// bits are theirs.
   std::shared_ptr<const Op> fused(std::vector<ChannelStep> steps) const override {
-    if (attributes_.kind != Kind::add || steps_.size() + steps.size() > kMaxAddSteps)
+    if (attributes_.kind != Kind::add || steps_.size() + steps.size() > kMaxPlaneSteps)
       return nullptr;
     auto op = std::make_shared<BinaryOp>(*this);
     for (ChannelStep& step : steps) op->steps_.push_back(std::move(step));
@@ -344,29 +341,15 @@ class BinaryOp final : public Op {
   void run_fused(std::span<const Tensor> inputs, Tensor& out, const ExecContext& context) const {
     const Tensor& a = inputs[0];
     const Tensor& b = inputs[1];
-    std::array<EpilogueStep, kMaxAddSteps> kernel_steps;
-    for (std::size_t i = 0; i < steps_.size(); ++i)
-      kernel_steps[i] = epilogue_step(steps_[i], inputs, out.data<float>());
-    const std::span<const EpilogueStep> steps(kernel_steps.data(), steps_.size());
-    const Shape& shape = out.shape();
-    const bool in_place = a.shape() == shape && b.shape() == shape;
+    const bool in_place = a.shape() == out.shape() && b.shape() == out.shape();
     if (!in_place)
       binary_elementwise(context.parallel, plan_for(inputs.first(2), out, attributes_.spec),
                          binary_fn::Add{}, a.data<float>(), b.data<float>(), out.data<float>());
-    const std::int64_t channels = shape[1];
-    std::int64_t plane = 1;
-    for (std::size_t i = 2; i < shape.size(); ++i) plane *= shape[i];
-    const auto planes = static_cast<std::size_t>(static_cast<std::int64_t>(out.size()) / plane);
-    context.parallel.for_range(
-        planes, static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / plane)),
-        [&](std::size_t first, std::size_t last, std::size_t) {
-          for (std::size_t p = first; p < last; ++p) {
-            const auto at = static_cast<std::int64_t>(p) * plane;
-            float* y = out.data<float>() + at;
-            if (in_place) add_floats(a.data<float>() + at, b.data<float>() + at, y, plane);
-            apply_steps(steps, static_cast<std::int64_t>(p) % channels, y, plane);
-          }
-        });
+    run_plane_steps(context.parallel, steps_, inputs, out,
+                    [&](std::int64_t at, float* y, std::int64_t plane) {
+                      if (in_place)
+                        add_floats(a.data<float>() + at, b.data<float>() + at, y, plane);
+                    });
   }
 
   /// Integer division by zero is an error, as in OpenVINO's reference, found before any output

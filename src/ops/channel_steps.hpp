@@ -2,9 +2,13 @@
 // The element-wise steps the fusion pass hands to an op (ChannelStep, graph/op.hpp), as the
 // kernels run them (EpilogueStep, kernels/gemm.hpp).
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "core/parallel.hpp"
 #include "graph/op.hpp"
 #include "kernels/gemm.hpp"
 
@@ -41,6 +45,36 @@ inline EpilogueStep epilogue_step(const ChannelStep& step, std::span<const Tenso
       break;
   }
   return k;
+}
+
+/// The most steps run_plane_steps() takes.
+inline constexpr std::size_t kMaxPlaneSteps = 8;
+
+/// Runs `steps` (at most kMaxPlaneSteps, a fused op's) on `out` (f32, [N, C, ...]) a batch
+/// item's channel plane at a time, each plane while it is in cache, after
+/// `before(plane_index, plane_data, plane_size)` on it. A tensor a step adds is one of `inputs`.
+template <class Before>
+void run_plane_steps(const Parallel& parallel, std::span<const ChannelStep> steps,
+                     std::span<const Tensor> inputs, Tensor& out, Before&& before) {
+  std::array<EpilogueStep, kMaxPlaneSteps> kernel_steps;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    kernel_steps[i] = epilogue_step(steps[i], inputs, out.data<float>());
+  const std::span<const EpilogueStep> own(kernel_steps.data(), steps.size());
+  const Shape& shape = out.shape();
+  const std::int64_t channels = shape[1];
+  std::int64_t plane = 1;
+  for (std::size_t i = 2; i < shape.size(); ++i) plane *= shape[i];
+  if (plane == 0) return;
+  const auto planes = static_cast<std::size_t>(static_cast<std::int64_t>(out.size()) / plane);
+  parallel.for_range(planes, static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / plane)),
+                     [&](std::size_t first, std::size_t last, std::size_t) {
+                       for (std::size_t p = first; p < last; ++p) {
+                         const auto at = static_cast<std::int64_t>(p) * plane;
+                         float* const y = out.data<float>() + at;
+                         before(at, y, plane);
+                         apply_steps(own, static_cast<std::int64_t>(p) % channels, y, plane);
+                       }
+                     });
 }
 
 }  // namespace irlite

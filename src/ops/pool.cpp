@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -138,7 +137,9 @@ class PoolOp final : public Op {
       } else if (!a_.has_indices()) {
         max_pool<T, std::int32_t>(context.parallel, context.scratch, g, in, out, nullptr, 0);
         if constexpr (std::is_same_v<T, float>)
-          if (!steps_.empty()) run_steps(inputs, outputs[0], context);
+          if (!steps_.empty())
+            run_plane_steps(context.parallel, steps_, inputs, outputs[0],
+                            [](std::int64_t, float*, std::int64_t) {});
       } else if (a_.index_type == ElementType::i32) {
         max_pool(context.parallel, context.scratch, g, in, out, outputs[1].data<std::int32_t>(),
                  index_modulus(data.shape()));
@@ -158,7 +159,8 @@ class PoolOp final : public Op {
   /// an INT8 model's FakeQuantize) on each channel's plane of its output while the plane is in
   /// cache: in float, as the separate f32 layers would, so the bits are theirs.
   std::shared_ptr<const Op> fused(std::vector<ChannelStep> steps) const override {
-    if (a_.kind != PoolKind::max || a_.has_indices() || steps_.size() + steps.size() > kMaxSteps)
+    if (a_.kind != PoolKind::max || a_.has_indices() ||
+        steps_.size() + steps.size() > kMaxPlaneSteps)
       return nullptr;
     auto op = std::make_shared<PoolOp>(*this);
     for (ChannelStep& step : steps) op->steps_.push_back(std::move(step));
@@ -166,31 +168,6 @@ class PoolOp final : public Op {
   }
 
  private:
-  /// The most element-wise layers a MaxPool runs after its maxima (fused()).
-  static constexpr std::size_t kMaxSteps = 8;
-
-  /// The fused steps on `out` (f32), a batch item's channel plane at a time. A tensor a step
-  /// adds is an input after the data.
-  void run_steps(std::span<const Tensor> inputs, Tensor& out, const ExecContext& context) const {
-    std::array<EpilogueStep, kMaxSteps> kernel_steps;
-    for (std::size_t i = 0; i < steps_.size(); ++i)
-      kernel_steps[i] = epilogue_step(steps_[i], inputs, out.data<float>());
-    const std::span<const EpilogueStep> steps(kernel_steps.data(), steps_.size());
-    const Shape& shape = out.shape();
-    const std::int64_t channels = shape[1];
-    std::int64_t plane = 1;
-    for (std::size_t i = 2; i < shape.size(); ++i) plane *= shape[i];
-    if (plane == 0) return;
-    const auto planes = static_cast<std::size_t>(static_cast<std::int64_t>(out.size()) / plane);
-    context.parallel.for_range(
-        planes, static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / plane)),
-        [&](std::size_t first, std::size_t last, std::size_t) {
-          for (std::size_t p = first; p < last; ++p)
-            apply_steps(steps, static_cast<std::int64_t>(p) % channels,
-                        out.data<float>() + static_cast<std::int64_t>(p) * plane, plane);
-        });
-  }
-
   /// The rules on the attributes alone, checked with the shapes so that they are located and
   /// reported as shape errors, as OpenVINO's validation reports them.
   void check_attributes() const {
