@@ -179,8 +179,9 @@ inline constexpr std::int64_t kStride2MaxRows = 4, kStride2RowFloats = 17;
 /// at x's column 2 * o: the maximum of each window column over the rows, then of those columns
 /// in order (as max_into_row() and slide_max() fold them), eight outputs at a time. Every window
 /// lies inside the row: 2 * n + K - 3 < `avail`, the columns from x on. The last few outputs
-/// read their rows' columns through a copy padded with zeros, whose lanes past n are dropped;
-/// `rows` is at most kStride2MaxRows.
+/// of a row of eight or more take the last eight windows (some made twice); those of a shorter
+/// row read their rows' columns through a copy padded with zeros, whose lanes past n are
+/// dropped. `rows` is at most kStride2MaxRows.
 template <int K>
 IRLITE_MULTIVERSION void max_stride2_row(const float* __restrict x, std::int64_t rows,
                                          std::int64_t w, std::int64_t avail, float* __restrict y,
@@ -191,7 +192,9 @@ IRLITE_MULTIVERSION void max_stride2_row(const float* __restrict x, std::int64_t
   static_assert(L == 8);
   const auto fold = [](V v, V m) { return better_lanes<float>(v, m) ? v : m; };
   // Eight outputs from columns 2o to 2o + 16 of the rows at p, `stride` floats apart.
-  const auto eight = [&](const float* p, std::int64_t stride) {
+  // Inlined at every call, as a clone of it would be shared by the function's clones, whose
+  // vectors pass differently.
+  const auto eight = [&](const float* p, std::int64_t stride) __attribute__((always_inline)) {
     // Columns 2o to 2o + 15 in lo and hi; for K = 3, 2o + 9 to 2o + 16 in `next`.
     V lo = simd::load(p), hi = simd::load(p + L), next{};
     if constexpr (K == 3) next = simd::load(p + L + 1);
@@ -210,15 +213,21 @@ IRLITE_MULTIVERSION void max_stride2_row(const float* __restrict x, std::int64_t
     }
     return m;
   };
-  std::int64_t o = 0;
-  for (; o + L <= n; o += L) simd::store(y + o, eight(x + 2 * o, w));
-  if (o == n) return;
+  if (n >= L) {
+    // The last eight outputs overlap the ones before when n is not a multiple of eight: their
+    // windows end at column 2 * n + K - 3, inside the row.
+    for (std::int64_t o = 0; o < n; o += L) {
+      const std::int64_t at = std::min(o, n - L);
+      simd::store(y + at, eight(x + 2 * at, w));
+    }
+    return;
+  }
   alignas(32) float padded[kStride2MaxRows][kStride2RowFloats] = {};
-  const std::int64_t columns = std::min(kStride2RowFloats, avail - 2 * o);
-  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(x + r * w + 2 * o, columns, padded[r]);
+  const std::int64_t columns = std::min(kStride2RowFloats, avail);
+  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(x + r * w, columns, padded[r]);
   alignas(32) float last[L];
   simd::store(last, eight(padded[0], kStride2RowFloats));
-  std::copy_n(last, n - o, y + o);
+  std::copy_n(last, n, y);
 }
 
 }  // namespace pool_detail
