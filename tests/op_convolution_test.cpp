@@ -663,6 +663,8 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
       {depthwise, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},   // depthwise, stride 2
       {same_3x3, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},    // depthwise, stride 1: rows in place
       {grouped, {1, 24, 20, 21}, {3, 10, 8, 3, 3}},     // groups
+      // 3-D: im2col's rows split over threads inside a channel's kernel positions.
+      {{false, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}, {1, 5, 8, 10, 16}, {6, 5, 3, 3, 3}},
   };
   for (const Geometry& g : geometries)
     for (const ElementType type : {ElementType::f32, ElementType::bf16}) {

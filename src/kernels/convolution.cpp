@@ -265,6 +265,17 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, const ConvWeigh
   return b;
 }
 
+/// Elements from which a row of im2col is copied by memmove rather than one by one.
+inline constexpr std::int64_t kLongCopy = 32;
+
+/// dst[o] = src[o * stride] for o in [lo, hi): a few elements (a small map's row), where a call
+/// to memmove would cost more than the copy.
+template <class T>
+IRLITE_INLINE void copy_short(const T* src, std::int64_t stride, T* dst, std::int64_t lo,
+                              std::int64_t hi) {
+  for (std::int64_t o = lo; o < hi; ++o) dst[o] = src[o * stride];
+}
+
 /// Copies the patches of output rows [r0, r0 + rows) of one image's group (`x` at its first
 /// channel) into `columns`: row q = (channel, kernel position) holds, for each output pixel of
 /// the block, the input under that kernel position, or zero in the padding.
@@ -274,39 +285,57 @@ void im2col(const Parallel& par, const ConvGeometry& g, const T* x, std::int64_t
   const std::int64_t ow = g.out[2], m = rows * ow;
   const std::int64_t kernel = g.kernel_size();
   const T zero = from_float<T>(0.0f);
-  par.for_range(
-      static_cast<std::size_t>(g.patch()),
-      static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / m)),
-      [&](std::size_t first, std::size_t last, std::size_t) {
-        for (std::size_t t = first; t < last; ++t) {
-          const auto q = static_cast<std::int64_t>(t);
-          const std::int64_t c = q / kernel, k = q % kernel;
-          const std::int64_t kd = k / (g.kernel[1] * g.kernel[2]);
-          const std::int64_t kh = k / g.kernel[2] % g.kernel[1];
-          const std::int64_t kw = k % g.kernel[2];
-          const T* plane = x + c * g.in_size();
-          const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
-          const Span cols = inside(ow, g.stride[2], offset, g.in[2]);
-          T* dst = columns + q * m;
-          for (std::int64_t r = 0; r < rows; ++r, dst += ow) {
-            const std::int64_t od = (r0 + r) / g.out[1], oh = (r0 + r) % g.out[1];
-            const std::int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-            const std::int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-              std::fill_n(dst, ow, zero);
-              continue;
-            }
-            const T* src = plane + (id * g.in[1] + ih) * g.in[2];
-            std::fill_n(dst, cols.lo, zero);
-            if (g.stride[2] == 1)
-              std::copy(src + (cols.lo + offset), src + (cols.hi + offset), dst + cols.lo);
-            else
-              for (std::int64_t o = cols.lo; o < cols.hi; ++o)
-                dst[o] = src[o * g.stride[2] + offset];
-            std::fill(dst + cols.hi, dst + ow, zero);
-          }
-        }
-      });
+  // The geometry in locals: the row loops are short on a small map, and the compiler cannot
+  // keep g's fields in registers across the stores.
+  const std::int64_t kernel_d = g.kernel[0], kernel_h = g.kernel[1], kernel_w = g.kernel[2];
+  const std::int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2], out_h = g.out[1];
+  const std::int64_t stride_d = g.stride[0], stride_h = g.stride[1], stride_w = g.stride[2];
+  const std::int64_t plane_size = g.in_size();
+  par.for_range(static_cast<std::size_t>(g.patch()),
+                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / m)),
+                [&](std::size_t first, std::size_t last, std::size_t) {
+                  // Row q = (channel c, kernel position kd, kh, kw), counted up from `first`.
+                  const auto q0 = static_cast<std::int64_t>(first);
+                  std::int64_t c = q0 / kernel, kd = q0 % kernel / (kernel_h * kernel_w);
+                  std::int64_t kh = q0 / kernel_w % kernel_h, kw = q0 % kernel_w;
+                  for (std::int64_t q = q0; q < static_cast<std::int64_t>(last); ++q) {
+                    const T* plane = x + c * plane_size;
+                    const std::int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
+                    const Span cols = inside(ow, stride_w, offset, in_w);
+                    const std::int64_t d0 = kd * g.dilation[0] - g.pad_begin[0];
+                    const std::int64_t h0 = kh * g.dilation[1] - g.pad_begin[1];
+                    T* dst = columns + q * m;
+                    std::int64_t od = r0 / out_h, oh = r0 % out_h;
+                    for (std::int64_t r = 0; r < rows; ++r, dst += ow) {
+                      const std::int64_t id = od * stride_d + d0, ih = oh * stride_h + h0;
+                      if (++oh == out_h) {
+                        oh = 0;
+                        ++od;
+                      }
+                      if (id < 0 || id >= in_d || ih < 0 || ih >= in_h) {
+                        std::fill_n(dst, ow, zero);
+                        continue;
+                      }
+                      const T* src = plane + (id * in_h + ih) * in_w + offset;
+                      std::fill_n(dst, cols.lo, zero);
+                      if (stride_w == 1 && cols.hi - cols.lo >= kLongCopy)
+                        std::copy(src + cols.lo, src + cols.hi, dst + cols.lo);
+                      else
+                        copy_short(src, stride_w, dst, cols.lo, cols.hi);
+                      std::fill(dst + cols.hi, dst + ow, zero);
+                    }
+                    if (++kw == kernel_w) {
+                      kw = 0;
+                      if (++kh == kernel_h) {
+                        kh = 0;
+                        if (++kd == kernel_d) {
+                          kd = 0;
+                          ++c;
+                        }
+                      }
+                    }
+                  }
+                });
 }
 
 /// One depthwise output row: out[o] = the sum, over the `count` held input rows and then the
