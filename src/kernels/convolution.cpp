@@ -212,6 +212,16 @@ std::int64_t shifted_rows_per_block(const ConvGeometry& g, const ShiftedLayout& 
   return std::clamp<std::int64_t>(fit, 1, std::max<std::int64_t>(g.out[1], 1));
 }
 
+/// Whether a convolution that takes the filters as the GEMM's B packs its input's patches as the
+/// GEMM's A straight from the input, instead of copying them into im2col columns for the GEMM
+/// to pack: f32 over a map of fewer than kFiltersFirstMinPixels outputs per image (one block),
+/// where im2col's rows are a few elements each and its cost per row is all of its cost.
+template <class T>
+bool patches_as_a(const ConvGeometry& g, bool as_b) {
+  return std::is_same_v<T, float> && as_b && !g.pointwise() &&
+         g.out_size() < kFiltersFirstMinPixels;
+}
+
 /// What convolution() takes from its scratch, by one function for the counting run
 /// (convolution_scratch()) and the real one.
 template <class T>
@@ -220,6 +230,10 @@ struct Buffers {
   std::span<float> depthwise;       ///< the depthwise filters as floats, when not prepared
   DepthwiseBuffers depthwise_rows;  ///< the depthwise loop's
   std::span<T> columns;             ///< an im2col block
+  /// A small map's patches packed as the GEMM's A (patches_as_a()), and where each pixel reads
+  /// its input at each kernel position.
+  std::span<float> patches;
+  std::span<std::int64_t> patch_offsets;
   /// Shifted rows: the padded input, B's row offsets in it, a block of wide outputs.
   std::span<float> padded, wide;
   std::span<std::int64_t> row_offsets;
@@ -256,6 +270,10 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, const ConvWeigh
         s.take<float>(static_cast<std::size_t>(g.in_channels * layout.channel() + kGemmRowSlack));
     b.row_offsets = s.take<std::int64_t>(static_cast<std::size_t>(g.patch()));
     b.wide = s.take<float>(static_cast<std::size_t>(g.out_channels * pixels));
+  } else if (patches_as_a<T>(g, as_b)) {
+    b.patches =
+        s.take<float>(static_cast<std::size_t>(PackedALayout(pixels, g.patch(), isa).floats()));
+    b.patch_offsets = s.take<std::int64_t>(static_cast<std::size_t>(g.kernel_size() * pixels));
   } else if (!g.pointwise()) {
     pixels = rows_per_block(g, sizeof(T)) * g.out[2];
     b.columns = s.take<T>(static_cast<std::size_t>(g.patch() * pixels));
@@ -265,15 +283,17 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, const ConvWeigh
   return b;
 }
 
-/// Elements from which a row of im2col is copied by memmove rather than one by one.
-inline constexpr std::int64_t kLongCopy = 32;
+/// Output rows narrower than this are made one element at a time (fill and memmove calls
+/// would cost more than the row); wider ones by fill and copy.
+inline constexpr std::int64_t kShortRow = 32;
 
-/// dst[o] = src[o * stride] for o in [lo, hi): a few elements (a small map's row), where a call
-/// to memmove would cost more than the copy.
+/// dst[o] = src[o * stride] for o in `valid`, zero elsewhere, for o < ow: a small map's row. One
+/// loop with a condition, which the compiler does not turn into calls to memset.
 template <class T>
-IRLITE_INLINE void copy_short(const T* src, std::int64_t stride, T* dst, std::int64_t lo,
-                              std::int64_t hi) {
-  for (std::int64_t o = lo; o < hi; ++o) dst[o] = src[o * stride];
+IRLITE_INLINE void short_row(const T* src, std::int64_t stride, T* dst, std::int64_t ow, Span valid,
+                             T zero) {
+  for (std::int64_t o = 0; o < ow; ++o)
+    dst[o] = o >= valid.lo && o < valid.hi ? src[o * stride] : zero;
 }
 
 /// Copies the patches of output rows [r0, r0 + rows) of one image's group (`x` at its first
@@ -312,16 +332,21 @@ void im2col(const Parallel& par, const ConvGeometry& g, const T* x, std::int64_t
                         oh = 0;
                         ++od;
                       }
-                      if (id < 0 || id >= in_d || ih < 0 || ih >= in_h) {
+                      const bool outside = id < 0 || id >= in_d || ih < 0 || ih >= in_h;
+                      const T* src = outside ? plane : plane + (id * in_h + ih) * in_w + offset;
+                      if (ow < kShortRow) {
+                        short_row(src, stride_w, dst, ow, outside ? Span{} : cols, zero);
+                        continue;
+                      }
+                      if (outside) {
                         std::fill_n(dst, ow, zero);
                         continue;
                       }
-                      const T* src = plane + (id * in_h + ih) * in_w + offset;
                       std::fill_n(dst, cols.lo, zero);
-                      if (stride_w == 1 && cols.hi - cols.lo >= kLongCopy)
+                      if (stride_w == 1)
                         std::copy(src + cols.lo, src + cols.hi, dst + cols.lo);
                       else
-                        copy_short(src, stride_w, dst, cols.lo, cols.hi);
+                        for (std::int64_t o = cols.lo; o < cols.hi; ++o) dst[o] = src[o * stride_w];
                       std::fill(dst + cols.hi, dst + ow, zero);
                     }
                     if (++kw == kernel_w) {
@@ -834,6 +859,52 @@ void depthwise(const Parallel& par, const ConvGeometry& g, const T* x, const flo
       });
 }
 
+/// Packs the patches of one image's group (`x` at its first channel) as the GEMM's A (`layout`,
+/// of out_size() x patch()): row i is output pixel i, column q = (channel, kernel position) the
+/// input under that position, or zero in the padding. `offsets` (kernel_size() x out_size())
+/// first takes where each pixel reads each kernel position in a channel's plane, -1 in the
+/// padding.
+void pack_patches(const Parallel& par, const ConvGeometry& g, const float* x,
+                  const PackedALayout& layout, std::span<std::int64_t> offsets, float* a) {
+  const std::int64_t pixels = g.out_size(), kernel = g.kernel_size(), plane = g.in_size();
+  for (std::int64_t k = 0; k < kernel; ++k) {
+    const std::int64_t kd = k / (g.kernel[1] * g.kernel[2]);
+    const std::int64_t kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
+    for (std::int64_t i = 0; i < pixels; ++i) {
+      const std::int64_t od = i / (g.out[1] * g.out[2]);
+      const std::int64_t oh = i / g.out[2] % g.out[1], ow = i % g.out[2];
+      const std::int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+      const std::int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+      const std::int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+      const bool inside =
+          id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2];
+      offsets[static_cast<std::size_t>(k * pixels + i)] =
+          inside ? (id * g.in[1] + ih) * g.in[2] + iw : -1;
+    }
+  }
+  const std::int64_t mr = layout.mr();
+  par.for_range(static_cast<std::size_t>(g.patch()),
+                static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 14) / pixels)),
+                [&](std::size_t first, std::size_t last, std::size_t) {
+                  const auto q0 = static_cast<std::int64_t>(first);
+                  std::int64_t c = q0 / kernel, k = q0 % kernel;
+                  for (std::int64_t q = q0; q < static_cast<std::int64_t>(last); ++q) {
+                    const float* const xc = x + c * plane;
+                    const std::int64_t* const at = offsets.data() + k * pixels;
+                    for (std::int64_t i0 = 0; i0 < pixels; i0 += mr) {
+                      float* const column = a + layout.column(i0, q);
+                      const std::int64_t rows = std::min(mr, pixels - i0);
+                      for (std::int64_t r = 0; r < rows; ++r)
+                        column[r] = at[i0 + r] >= 0 ? xc[at[i0 + r]] : 0.0f;
+                    }
+                    if (++k == kernel) {
+                      k = 0;
+                      ++c;
+                    }
+                  }
+                });
+}
+
 /// The steps with their values from group `group`'s first output channel on.
 std::array<EpilogueStep, kMaxConvSteps> group_steps(std::span<const EpilogueStep> steps,
                                                     std::int64_t group, std::int64_t channels) {
@@ -1111,6 +1182,33 @@ void convolution(const Parallel& par, const ConvGeometry& g, const T* x, const T
                                 : PackedB(filters, g.groups, g.patch(), g.out_channels,
                                           /*transposed=*/true, b.packed.data(), gemm_isa(), par);
   const PackedB& packed = prepared ? weights->packed : lent;
+  if constexpr (std::is_same_v<T, float>) {
+    if (patches_as_a<T>(g, true)) {
+      const PackedALayout layout(g.out_size(), g.patch(), gemm_isa());
+      const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);
+      for (std::int64_t n = 0; n < g.batch; ++n)
+        for (std::int64_t group = 0; group < g.groups; ++group) {
+          const std::int64_t image_group = n * g.groups + group;
+          pack_patches(par, g, x + image_group * g.in_channels * g.in_size(), layout,
+                       b.patch_offsets, b.patches.data());
+          const auto values = group_steps(steps, group, g.out_channels);
+          const Scratch gemm_scratch = b.gemm[0];
+          GemmArgs<float> args;
+          args.m = g.out_size();
+          args.n = g.out_channels;
+          args.k = g.patch();
+          args.a_packed = b.patches.data();
+          args.c = y + image_group * g.out_channels * g.out_size();
+          args.transpose_c = true;
+          args.ldc = g.out_size();
+          args.b_index = &group;
+          args.scratch = &gemm_scratch;
+          args.epilogue.steps = std::span<const EpilogueStep>(values.data(), step_count);
+          gemm(par, args, packed);
+        }
+      return;
+    }
+  }
   for_each_block(par, g, x, y, b, steps,
                  [&](std::int64_t group, std::span<const EpilogueStep> own, const T* in,
                      std::int64_t pixels, T* out) {

@@ -33,7 +33,7 @@ namespace irlite {
 namespace gemm_detail {
 namespace {
 
-inline constexpr std::int64_t kKc = 256;
+inline constexpr std::int64_t kKc = kGemmKc;
 inline constexpr std::int64_t kMcRows = 128;
 inline constexpr std::int64_t kNcColumns = 512;
 /// Below this many multiply-adds a task is not worth a thread.
@@ -612,20 +612,25 @@ void apply_row_steps(std::span<const EpilogueStep> steps, std::int64_t row, floa
   run_steps(steps, row, c, ldc, rows, cols);
 }
 
+PackedALayout::PackedALayout(std::int64_t m, std::int64_t k, GemmIsa isa)
+    : mr_(gemm_detail::kernel(isa).mr), k_(k) {
+  padded_ = (m + mr_ - 1) / mr_ * mr_;
+}
+
 PackedA::PackedA(const float* a, std::int64_t count, std::int64_t m, std::int64_t k, GemmIsa isa)
     : isa_(isa) {
-  const std::int64_t mr = gemm_detail::kernel(isa).mr;
-  const std::int64_t padded = (m + mr - 1) / mr * mr;
-  floats_per_matrix_ = padded * k;
+  const PackedALayout layout(m, k, isa);
+  const std::int64_t mr = layout.mr();
+  floats_per_matrix_ = layout.floats();
   // Value-initialised: the last sliver's rows past m are zero.
-  data_ = std::shared_ptr<float[]>(new float[static_cast<std::size_t>(count * padded * k)]());
+  data_ = std::shared_ptr<float[]>(new float[static_cast<std::size_t>(count * layout.floats())]());
   for (std::int64_t i = 0; i < count; ++i) {
     float* const out = data_.get() + i * floats_per_matrix_;
     for (std::int64_t p0 = 0; p0 < k; p0 += gemm_detail::kKc) {
       const std::int64_t kc = std::min(gemm_detail::kKc, k - p0);
       for (std::int64_t r0 = 0; r0 < m; r0 += mr)
         gemm_detail::pack_a(a + i * m * k, k, false, r0, std::min(mr, m - r0), p0, kc, mr,
-                            out + p0 * padded + r0 * kc);
+                            out + layout.column(r0, p0));
     }
   }
 }

@@ -16,6 +16,7 @@
 // step is acc = acc + a * b with the product rounded first, equal bit for bit to that loop.
 // See gemm.cpp for the blocking and the register tiles.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -129,9 +130,32 @@ class PackedB {
   GemmIsa isa_ = GemmIsa::generic;
 };
 
+/// The GEMM takes k this many at a time (its cache blocking).
+inline constexpr std::int64_t kGemmKc = 256;
+
+/// Where an m x k matrix A packed for isa's kernel (PackedA, GemmArgs::a_packed) holds its
+/// elements: per block of kGemmKc along k, the slivers of mr() rows one after another, a
+/// sliver's column q being its mr() rows' elements q, consecutive.
+class PackedALayout {
+ public:
+  PackedALayout(std::int64_t m, std::int64_t k, GemmIsa isa);
+  std::int64_t mr() const { return mr_; }
+  /// The floats it takes: m rounded up to whole slivers, times k.
+  std::int64_t floats() const { return padded_ * k_; }
+  /// Where column q of the sliver that starts at row i0 (a multiple of mr()) begins: rows i0 to
+  /// i0 + mr() - 1 of column q follow it.
+  std::int64_t column(std::int64_t i0, std::int64_t q) const {
+    const std::int64_t p0 = q / kGemmKc * kGemmKc;
+    return p0 * padded_ + i0 * std::min(kGemmKc, k_ - p0) + (q - p0) * mr_;
+  }
+
+ private:
+  std::int64_t mr_ = 1, padded_ = 0, k_ = 0;
+};
+
 /// A (a batch of `count` matrices, each m x k row-major floats) packed once in the slivers that
-/// isa's kernel reads: per matrix, per block of k (the GEMM's k blocking), the slivers of mr
-/// rows one after another (zero past m). A GEMM given it (GemmArgs::a_packed) packs no A.
+/// isa's kernel reads (PackedALayout), rows past m zero. A GEMM given it (GemmArgs::a_packed)
+/// packs no A.
 class PackedA {
  public:
   PackedA() = default;
@@ -157,8 +181,9 @@ struct GemmArgs {
   /// The A matrices, each m x k row-major (k x m when transpose_a), one after another.
   const T* a = nullptr;
   bool transpose_a = false;
-  /// Or A already packed: PackedA::matrix() of a PackedA of m x k made for the isa the call
-  /// runs on, for a single output matrix (batches 1); `a` is then not read.
+  /// Or A already packed for the isa the call runs on (a PackedA's matrix(), or floats laid out
+  /// as PackedALayout says; rows past m are not read), for a single output matrix (batches 1);
+  /// `a` is then not read.
   const float* a_packed = nullptr;
   /// The outputs, each m x n row-major, one after another; with transpose_c each is stored
   /// n x m, element (i, j) at c[j * ldc + i] (a convolution's channels-first output, whose rows
