@@ -204,6 +204,12 @@ ShiftedLayout shifted_layout(const ConvGeometry& g) {
   return s;
 }
 
+/// The row stride of a block of `pixels` wide outputs: whole cache lines, so that the threads,
+/// which split the GEMM's columns at whole panels, never write the same line.
+std::int64_t wide_stride(std::int64_t pixels) {
+  return (pixels + 15) / 16 * 16;
+}
+
 /// Output rows per shifted-rows GEMM: as many as keep its block of wide outputs near
 /// kColumnBytes, at least one.
 std::int64_t shifted_rows_per_block(const ConvGeometry& g, const ShiftedLayout& s) {
@@ -269,7 +275,7 @@ Buffers<T> take_buffers(const Scratch& s, const ConvGeometry& g, const ConvWeigh
     b.padded =
         s.take<float>(static_cast<std::size_t>(g.in_channels * layout.channel() + kGemmRowSlack));
     b.row_offsets = s.take<std::int64_t>(static_cast<std::size_t>(g.patch()));
-    b.wide = s.take<float>(static_cast<std::size_t>(g.out_channels * pixels));
+    b.wide = s.take<float>(static_cast<std::size_t>(g.out_channels * wide_stride(pixels)));
   } else if (patches_as_a<T>(g, as_b)) {
     b.patches =
         s.take<float>(static_cast<std::size_t>(PackedALayout(pixels, g.patch(), isa).floats()));
@@ -1001,8 +1007,9 @@ void pad_input(const Parallel& par, const ConvGeometry& g, const ShiftedLayout& 
 
 /// The shifted-rows convolution (see ShiftedLayout), for each image and group: the input padded
 /// once, then one GEMM per block of output rows into `b.wide`, copied out without the columns
-/// past the output. `gemm_block(group, steps, b, b_rows, pixels, out)` runs one GEMM of
-/// `pixels` columns (wide outputs) into `out`, its B row q at b + b_rows[q].
+/// past the output. `gemm_block(group, steps, b, b_rows, pixels, out, ldc)` runs one GEMM of
+/// `pixels` columns (wide outputs) into `out` (rows ldc floats apart), its B row q at
+/// b + b_rows[q].
 template <class BlockGemm>
 void shifted_blocks(const Parallel& par, const ConvGeometry& g, const float* x, float* y,
                     const Buffers<float>& b, std::span<const EpilogueStep> steps,
@@ -1033,15 +1040,16 @@ void shifted_blocks(const Parallel& par, const ConvGeometry& g, const float* x, 
         const std::int64_t count = std::min(block, oh - r0);
         // The last row's columns past the output are not made: the reads stay in the planes.
         const std::int64_t pixels = (count - 1) * s.width + ow;
+        const std::int64_t ldw = wide_stride(pixels);
         gemm_block(group, own, b.padded.data() + r0 * s.width, b.row_offsets.data(), pixels,
-                   b.wide.data());
+                   b.wide.data(), ldw);
         par.for_range(static_cast<std::size_t>(g.out_channels * count),
                       static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 12) / ow)),
                       [&](std::size_t first, std::size_t last, std::size_t) {
                         for (std::size_t t = first; t < last; ++t) {
                           const auto ch = static_cast<std::int64_t>(t) / count;
                           const auto r = static_cast<std::int64_t>(t) % count;
-                          std::copy_n(b.wide.data() + ch * pixels + r * s.width, ow,
+                          std::copy_n(b.wide.data() + ch * ldw + r * s.width, ow,
                                       yg + ch * out_size + (r0 + r) * ow);
                         }
                       });
@@ -1080,13 +1088,13 @@ void filters_first_gemm(const Parallel& par, const ConvGeometry& g, const float*
     return args;
   };
   if (shifted_rows<float>(g, weights)) {
-    shifted_blocks(par, g, x, y, b, steps,
-                   [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
-                       const std::int64_t* in_rows, std::int64_t pixels, float* out) {
-                     const Scratch gemm_scratch = b.gemm[0];
-                     gemm_b_rows(par, filter_args(group, own, pixels, out, 0, &gemm_scratch), in,
-                                 in_rows);
-                   });
+    shifted_blocks(
+        par, g, x, y, b, steps,
+        [&](std::int64_t group, std::span<const EpilogueStep> own, const float* in,
+            const std::int64_t* in_rows, std::int64_t pixels, float* out, std::int64_t ldc) {
+          const Scratch gemm_scratch = b.gemm[0];
+          gemm_b_rows(par, filter_args(group, own, pixels, out, ldc, &gemm_scratch), in, in_rows);
+        });
     return;
   }
   for_each_block(par, g, x, y, b, steps,
