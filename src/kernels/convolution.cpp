@@ -118,6 +118,14 @@ IRLITE_MULTIVERSION void split_even_odd(const float* __restrict row, std::int64_
     simd::store(even + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
     simd::store(odd + j, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
   }
+  if (j < iw / 2 && iw >= 2 * L) {
+    // The last whole pairs through one more vector, overlapping the ones made.
+    j = (iw - 2 * L) / 2;
+    const V a = simd::load(row + 2 * j), b = simd::load(row + 2 * j + L);
+    simd::store(even + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
+    simd::store(odd + j, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
+    j += L;
+  }
   for (; 2 * j + 1 < iw; ++j) {
     even[j] = row[2 * j];
     odd[j] = row[2 * j + 1];
