@@ -303,11 +303,24 @@ Grid make_grid(std::int64_t m, std::int64_t n, const Kernel& kr, unsigned thread
   g.row_blocks = (slivers + g.slivers_per_block - 1) / g.slivers_per_block;
   g.col_blocks = (panels * kr.nr + kNcColumns - 1) / kNcColumns;
   // With few row blocks, column blocks a multiple of the threads where the panels allow, so
-  // that the threads' shares of a wide product are equal. With many, the threads split the
-  // rows, each packing only its own rows of A.
+  // that the threads' shares of a wide product are equal; or row blocks a multiple of the
+  // threads, where the slivers share out more evenly than the panels (a convolution on a small
+  // map: 3 panels leave one thread 2 of them, 10 slivers give each 5). With many row blocks,
+  // the threads split the rows, each packing only its own rows of A.
   const auto t = static_cast<std::int64_t>(threads);
-  if (t > 1 && g.row_blocks < 4 * t && g.col_blocks % t != 0 && panels >= t)
-    g.col_blocks = std::min(panels, (g.col_blocks + t - 1) / t * t);
+  if (t > 1 && g.row_blocks < 4 * t && g.col_blocks % t != 0) {
+    const auto up = [](std::int64_t x, std::int64_t d) { return (x + d - 1) / d; };
+    // The largest thread's share of the product, times panels * slivers.
+    const std::int64_t by_columns = up(panels, t) * slivers;
+    const std::int64_t by_rows = up(slivers, t) * panels;
+    if (panels >= t && by_columns <= by_rows) {
+      g.col_blocks = std::min(panels, up(g.col_blocks, t) * t);
+    } else if (slivers >= t) {
+      g.row_blocks = up(g.row_blocks, t) * t;
+      g.slivers_per_block = up(slivers, g.row_blocks);
+      g.row_blocks = up(slivers, g.slivers_per_block);
+    }
+  }
   g.panels_per_block = (panels + g.col_blocks - 1) / g.col_blocks;
   g.col_blocks = (panels + g.panels_per_block - 1) / g.panels_per_block;
   return g;
