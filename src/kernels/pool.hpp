@@ -69,9 +69,12 @@ inline Taps taps(const PoolGeometry& g, std::size_t axis, std::int64_t o) {
   const std::int64_t d = g.dilation[axis];
   Taps t;
   t.origin = o * g.stride[axis] - g.pad[axis];
-  t.first = t.origin < 0 ? (-t.origin + d - 1) / d : 0;
+  // ceil(x / d), without a division for the usual dilation of 1 (a pool's rows are short, and
+  // this runs for each).
+  const auto up = [d](std::int64_t x) { return d == 1 ? x : (x + d - 1) / d; };
+  t.first = t.origin < 0 ? up(-t.origin) : 0;
   const std::int64_t room = g.in[axis] - t.origin;  // positions from the origin to the end
-  t.last = room > 0 ? std::min(g.kernel[axis], (room + d - 1) / d) : 0;
+  t.last = room > 0 ? std::min(g.kernel[axis], up(room)) : 0;
   t.last = std::max(t.last, t.first);
   return t;
 }
@@ -93,10 +96,18 @@ IRLITE_INLINE bool better(C v, C m) {
 template <class F>
 void for_rows(const PoolGeometry& g, std::size_t begin, std::size_t end, F&& f) {
   const std::int64_t per_plane = g.out[0] * g.out[1];
-  for (std::size_t r = begin; r < end; ++r) {
-    const auto row = static_cast<std::int64_t>(r);
-    const std::int64_t rest = row % per_plane;
-    f(row / per_plane, rest / g.out[1], rest % g.out[1], row);
+  // Counted up from `begin`'s: no division per row.
+  const auto first = static_cast<std::int64_t>(begin);
+  std::int64_t plane = first / per_plane, d = first % per_plane / g.out[1], h = first % g.out[1];
+  for (auto row = first; row < static_cast<std::int64_t>(end); ++row) {
+    f(plane, d, h, row);
+    if (++h == g.out[1]) {
+      h = 0;
+      if (++d == g.out[0]) {
+        d = 0;
+        ++plane;
+      }
+    }
   }
 }
 
@@ -178,13 +189,13 @@ inline constexpr std::int64_t kStride2MaxRows = 4, kStride2RowFloats = 17;
 /// wide, over the `rows` input rows from `x` on (`w` floats apart), column o's window starting
 /// at x's column 2 * o: the maximum of each window column over the rows, then of those columns
 /// in order (as max_into_row() and slide_max() fold them), eight outputs at a time. Every window
-/// lies inside the row: 2 * n + K - 3 < `avail`, the columns from x on. The last few outputs
-/// of a row of eight or more take the last eight windows (some made twice); those of a shorter
-/// row read their rows' columns through a copy padded with zeros, whose lanes past n are
-/// dropped. `rows` is at most kStride2MaxRows.
+/// lies inside the row (the last ends at column 2 * n + K - 3); `end` is the end of the input.
+/// The last few outputs of a row of eight or more take the last eight windows (some made
+/// twice); those of a shorter row take one vector's lanes, the lanes past n read from the rows
+/// after (or zeros past `end`) and dropped. `rows` is at most kStride2MaxRows.
 template <int K>
 IRLITE_MULTIVERSION void max_stride2_row(const float* __restrict x, std::int64_t rows,
-                                         std::int64_t w, std::int64_t avail, float* __restrict y,
+                                         std::int64_t w, const float* end, float* __restrict y,
                                          std::int64_t n) {
   static_assert(K == 2 || K == 3);
   using V = simd::vec<float>;
@@ -222,12 +233,21 @@ IRLITE_MULTIVERSION void max_stride2_row(const float* __restrict x, std::int64_t
     }
     return;
   }
-  alignas(32) float padded[kStride2MaxRows][kStride2RowFloats] = {};
-  const std::int64_t columns = std::min(kStride2RowFloats, avail);
-  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(x + r * w, columns, padded[r]);
+  // A row of fewer than eight: the vector's reads go past the row's windows, into the rows
+  // after, where the input holds them; at its end, through a copy padded with zeros.
   alignas(32) float last[L];
-  simd::store(last, eight(padded[0], kStride2RowFloats));
-  std::copy_n(last, n, y);
+  if (x + (rows - 1) * w + kStride2RowFloats <= end) {
+    simd::store(last, eight(x, w));
+  } else {
+    alignas(32) float padded[kStride2MaxRows][kStride2RowFloats] = {};
+    const std::int64_t columns =
+        std::min<std::int64_t>(kStride2RowFloats, end - x - (rows - 1) * w);
+    for (std::int64_t r = 0; r < rows; ++r) std::copy_n(x + r * w, columns, padded[r]);
+    simd::store(last, eight(padded[0], kStride2RowFloats));
+  }
+  // Element by element: n is below eight, and a call to memmove would cost more.
+  for (std::int64_t i = 0; i < L - 1; ++i)
+    if (i < n) y[i] = last[i];
 }
 
 }  // namespace pool_detail
@@ -267,6 +287,7 @@ void max_pool(const Parallel& par, const Scratch& scratch, const PoolGeometry& g
   const std::int64_t W = g.in[2], OW = g.out[2];
   const std::span<C> buffers = take_max_pool_scratch<T>(scratch, g, indices, par.threads());
   if (!indices && max_pool_is_2d(g)) {
+    const T* const in_end = in + g.planes * g.in_plane();
     // The columns whose windows lie wholly inside the row: [lo, hi).
     const std::int64_t kw = g.kernel[2], sw = g.stride[2], pw = g.pad[2];
     const std::int64_t hi = W + pw >= kw ? std::min(OW, (W + pw - kw) / sw + 1) : 0;
@@ -317,9 +338,9 @@ void max_pool(const Parallel& par, const Scratch& scratch, const PoolGeometry& g
                   if (stride2) {
                     const std::int64_t at = lo * sw - pw;
                     if (kw == 2)
-                      d::max_stride2_row<2>(first_row + at, count, W, W - at, y + lo, hi - lo);
+                      d::max_stride2_row<2>(first_row + at, count, W, in_end, y + lo, hi - lo);
                     else
-                      d::max_stride2_row<3>(first_row + at, count, W, W - at, y + lo, hi - lo);
+                      d::max_stride2_row<3>(first_row + at, count, W, in_end, y + lo, hi - lo);
                     return;
                   }
                 }
