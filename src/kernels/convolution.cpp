@@ -964,6 +964,59 @@ void for_each_block(const Parallel& par, const ConvGeometry& g, const T* x, T* y
     }
 }
 
+/// From this many floats, a row is copied by memmove (whose wider vectors then pay for the call).
+inline constexpr std::int64_t kLongRow = 64;
+
+/// dst's `rows` rows of n floats (n apart) from src's (`stride` apart). A row shorter than
+/// kLongRow a vector at a time, the last overlapping the ones before, rather than by a call to
+/// memmove (a small map's rows are a few vectors long, and the call would cost more).
+IRLITE_MULTIVERSION void copy_rows(const float* __restrict src, std::int64_t stride,
+                                   float* __restrict dst, std::int64_t rows, std::int64_t n) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  for (std::int64_t r = 0; r < rows; ++r, src += stride, dst += n) {
+    if (n >= kLongRow) {
+      std::copy_n(src, n, dst);
+      continue;
+    }
+    if (n < L) {
+      for (std::int64_t i = 0; i < L - 1; ++i)
+        if (i < n) dst[i] = src[i];
+      continue;
+    }
+    for (std::int64_t i = 0; i < n; i += L) {
+      const std::int64_t at = std::min(i, n - L);
+      simd::store(dst + at, simd::load(src + at));
+    }
+  }
+}
+
+/// row[0, width) = `left` zeros, the iw floats of `in`, zeros. A few vectors, rather than calls
+/// to memset and memmove for a zero or two and a short row: zeros at both ends first, then the
+/// row over them, a vector at a time (the last overlapping the one before).
+IRLITE_MULTIVERSION void pad_row(const float* __restrict in, std::int64_t iw, std::int64_t left,
+                                 std::int64_t width, float* __restrict row) {
+  using V = simd::vec<float>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  if (width < L || left > L || width - left - iw > L || iw >= kLongRow) {
+    std::fill_n(row, left, 0.0f);
+    std::copy_n(in, iw, row + left);
+    std::fill(row + left + iw, row + width, 0.0f);
+    return;
+  }
+  simd::store(row, V{});
+  simd::store(row + width - L, V{});
+  float* const out = row + left;
+  if (iw < L) {
+    for (std::int64_t i = 0; i < L - 1; ++i)
+      if (i < iw) out[i] = in[i];
+    return;
+  }
+  for (std::int64_t i = 0; i < iw; i += L) {
+    const std::int64_t at = std::min(i, iw - L);
+    simd::store(out + at, simd::load(in + at));
+  }
+}
+
 /// Copies the `g.in_channels` channels of `x` into `padded` as the layout holds them: padded
 /// with zeros and, for strides above 1, split into phases.
 void pad_input(const Parallel& par, const ConvGeometry& g, const ShiftedLayout& s, const float* x,
@@ -980,12 +1033,8 @@ void pad_input(const Parallel& par, const ConvGeometry& g, const ShiftedLayout& 
           if (s.stride_h == 1 && s.stride_w == 1) {
             // One phase: zeros around the rows, written once.
             std::fill_n(dst, s.top * s.width, 0.0f);
-            for (std::int64_t r = 0; r < ih; ++r) {
-              float* const row = dst + (s.top + r) * s.width;
-              std::fill_n(row, s.left, 0.0f);
-              std::copy_n(src + r * iw, iw, row + s.left);
-              std::fill(row + s.left + iw, row + s.width, 0.0f);
-            }
+            for (std::int64_t r = 0; r < ih; ++r)
+              pad_row(src + r * iw, iw, s.left, s.width, dst + (s.top + r) * s.width);
             std::fill(dst + (s.top + ih) * s.width, dst + plane, 0.0f);
             continue;
           }
@@ -1054,11 +1103,15 @@ void shifted_blocks(const Parallel& par, const ConvGeometry& g, const float* x, 
         par.for_range(static_cast<std::size_t>(g.out_channels * count),
                       static_cast<std::size_t>(std::max<std::int64_t>(1, (1 << 12) / ow)),
                       [&](std::size_t first, std::size_t last, std::size_t) {
-                        for (std::size_t t = first; t < last; ++t) {
-                          const auto ch = static_cast<std::int64_t>(t) / count;
-                          const auto r = static_cast<std::int64_t>(t) % count;
-                          std::copy_n(b.wide.data() + ch * ldw + r * s.width, ow,
-                                      yg + ch * out_size + (r0 + r) * ow);
+                        // Pair t = (channel t / count, row t % count), a channel's rows at a time.
+                        for (auto t = static_cast<std::int64_t>(first);
+                             t < static_cast<std::int64_t>(last);) {
+                          const std::int64_t ch = t / count, r = t % count;
+                          const std::int64_t rows =
+                              std::min(count - r, static_cast<std::int64_t>(last) - t);
+                          copy_rows(b.wide.data() + ch * ldw + r * s.width, s.width,
+                                    yg + ch * out_size + (r0 + r) * ow, rows, ow);
+                          t += rows;
                         }
                       });
       }
