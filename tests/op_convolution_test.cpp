@@ -658,6 +658,7 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
       {conv2d(3, 2), {1, 6, 31, 29}, {9, 6, 5, 5}},     // stride 3
       {conv2d(1, 1), {1, 8, 130, 40}, {64, 8, 3, 3}},   // shifted rows in several blocks
       {conv2d(1, 2), {1, 5, 9, 11}, {7, 5, 5, 3}},      // shifted rows, one short block
+      {conv2d(1, 1), {1, 8, 9, 6}, {16, 8, 3, 3}},      // shifted rows of 6 columns padded
       {conv2d(1, 0), {2, 24, 4, 5}, {40, 24, 3, 3}},    // 6 pixels: filters as B on f32
       {conv2d(1, 0), {1, 151, 7, 7}, {6, 151, 3, 3}},   // 25: patches split inside a channel
       {conv2d(1, 0), {1, 70, 1, 1}, {30, 70, 1, 1}},    // 1 pixel, pointwise
