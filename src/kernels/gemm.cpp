@@ -36,6 +36,10 @@ namespace {
 inline constexpr std::int64_t kKc = kGemmKc;
 inline constexpr std::int64_t kMcRows = 128;
 inline constexpr std::int64_t kNcColumns = 512;
+/// A product with at most kPrefetchMaxK along k, stored straight into an output with rows at
+/// least kPrefetchMinLdc floats apart, prefetches the next panel's lines of C for writing.
+inline constexpr std::int64_t kPrefetchMaxK = 64;
+inline constexpr std::int64_t kPrefetchMinLdc = 4096;
 /// Below this many multiply-adds a task is not worth a thread.
 inline constexpr std::int64_t kGrainFlops = std::int64_t{1} << 17;
 /// With B not packed, A of at most this many rows reads B in place (f32, not transposed):
@@ -382,6 +386,10 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
   const bool tile_steps = tile_count > 0;
   GemmEpilogue after = e;
   after.steps = e.steps.subspan(tile_count);
+  // A product of few k written straight to a large output (a 1x1 convolution on a large map)
+  // spends its time waiting for the lines it stores: they are asked for, for writing, a panel
+  // ahead.
+  const bool prefetch_c = direct && k <= kPrefetchMaxK && ldc_out >= kPrefetchMinLdc;
   const std::size_t grain =
       static_cast<std::size_t>(std::max<std::int64_t>(1, kGrainFlops / task_flops));
   // Lent buffers: one piece, a share per chunk of the split (at most one per thread).
@@ -492,6 +500,11 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
                           const TileSteps row_steps{
                               e.steps.data(), static_cast<std::int64_t>(tile_count), i0 + s * mr};
                           const TileSteps* steps = tile_steps && last_block ? &row_steps : nullptr;
+                          if (prefetch_c && p + 1 < p_end)
+                            for (std::int64_t r = 0; r < tr; ++r) {
+                              __builtin_prefetch(ct + r * ldc + nr, 1, 3);
+                              __builtin_prefetch(ct + r * ldc + nr + 16, 1, 3);
+                            }
                           if (pc == nr) {
                             kr.tile(tr, kc, as, bp, b_stride, b_rows, ct, ldc, accumulate, steps);
                           } else {
