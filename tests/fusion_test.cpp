@@ -444,3 +444,41 @@ TEST_CASE("fusion: a MaxPool runs the scale, shift and FakeQuantize after it, th
       CHECK_FALSE(fused.layers()[layer_index(fused, "mul")].fused_into);
   }
 }
+
+TEST_CASE("fusion: a Multiply by a value per channel runs the layers after it, the same bits") {
+  // A detector's input scale and shift: Multiply by [1, C, 1, 1] (or [C, 1, 1] first) -> Add
+  // [1, C, 1, 1] -> ReLU, each channel's plane (9 x 13: whole vectors and a tail) made and put
+  // through the steps; a Multiply of two tensors of the output's shape fuses too, and one whose
+  // other input broadcasts another way (a row) makes its product first.
+  std::mt19937 rng(31);
+  const Shape shape{2, 3, 9, 13};
+  struct Case {
+    Shape values;
+    bool values_first;
+  };
+  for (const Case& c : {Case{{1, 3, 1, 1}, false}, Case{{3, 1, 1}, true}, Case{shape, false},
+                        Case{{1, 1, 1, 13}, false}}) {
+    CAPTURE(to_string(c.values));
+    CAPTURE(c.values_first);
+    GraphBuilder g;
+    const auto x = g.parameter("x", ElementType::f32, PartialShape{2, 3, 9, 13});
+    const auto scale = g.constant("scale", random_f32(c.values, rng));
+    using Ports = std::vector<GraphBuilder::Port>;
+    const auto mul =
+        g.layer("Multiply", "opset1", {}, c.values_first ? Ports{scale, x} : Ports{x, scale},
+                {ElementType::f32}, "mul");
+    const auto shift = g.constant("shift", random_f32({1, 3, 1, 1}, rng));
+    const auto add = g.layer("Add", "opset1", {}, {mul[0], shift}, {ElementType::f32}, "shift");
+    const auto relu = g.layer("Relu", "opset1", {}, {add[0]}, {ElementType::f32}, "relu");
+    g.result(relu[0], "y");
+    const Model fused = g.load();
+    const std::map<std::string, Tensor> inputs{{"x", random_f32(shape, rng)}};
+    const Tensor want = run(g.load(unfused()), inputs, 1).at("y");
+    for (unsigned threads : {1u, 3u}) {
+      RunProfile profile;
+      CHECK(same_bits(run(fused, inputs, threads, &profile).at("y"), want));
+      REQUIRE(profile.layers.size() == 1);
+      CHECK(profile.layers[0].name == "mul");
+    }
+  }
+}

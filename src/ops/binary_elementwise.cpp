@@ -234,6 +234,53 @@ IRLITE_MULTIVERSION void add_floats(const float* a, const float* b, float* out, 
   for (; i < n; ++i) out[i] = a[i] + b[i];
 }
 
+/// out[i] = a[i] * b[i] on floats.
+IRLITE_MULTIVERSION void multiply_floats(const float* a, const float* b, float* out,
+                                         std::int64_t n) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  std::int64_t i = 0;
+  for (; i + L <= n; i += L) simd::store(out + i, simd::load(a + i) * simd::load(b + i));
+  for (; i < n; ++i) out[i] = a[i] * b[i];
+}
+
+/// out[i] = x[i] op v (or v op x[i] when `value_first`), op + or *, on floats: an input plane
+/// with its channel's value.
+template <bool Multiply>
+IRLITE_MULTIVERSION void with_value(const float* x, float v, bool value_first, float* out,
+                                    std::int64_t n) {
+  const auto op = [](auto p, auto q) { return Multiply ? p * q : p + q; };
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  const auto vv = simd::broadcast(v);
+  std::int64_t i = 0;
+  if (value_first) {
+    for (; i + L <= n; i += L) simd::store(out + i, op(vv, simd::load(x + i)));
+    for (; i < n; ++i) out[i] = op(v, x[i]);
+  } else {
+    for (; i + L <= n; i += L) simd::store(out + i, op(simd::load(x + i), vv));
+    for (; i < n; ++i) out[i] = op(x[i], v);
+  }
+}
+
+/// Which of the inputs `a` and `b` of an output `out` (rank 2 or more) is one value per channel
+/// (its dims 1 but the one that broadcasts to out's axis 1, which is out's channels) while the
+/// other has out's shape: 0 or 1, or -1 when neither.
+int per_channel_input(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const Shape& shape = out.shape();
+  for (int k = 0; k < 2; ++k) {
+    const Tensor& values = k == 0 ? a : b;
+    const Tensor& data = k == 0 ? b : a;
+    if (data.shape() != shape || values.size() != static_cast<std::size_t>(shape[1])) continue;
+    const Shape& v = values.shape();
+    if (v.size() > shape.size() || v.size() + 1 < shape.size()) continue;
+    const std::size_t axis = 1 + v.size() - shape.size();  // out's axis 1 in values' dims
+    bool ok = true;
+    for (std::size_t j = 0; j < v.size(); ++j)
+      if (j != axis && v[j] != 1) ok = false;
+    if (ok) return k;
+  }
+  return -1;
+}
+
 class BinaryOp final : public Op {
  public:
   explicit BinaryOp(const BinaryAttributes& attributes) : attributes_(attributes) {}
@@ -323,11 +370,12 @@ class BinaryOp final : public Op {
     return print_attributes(attributes_);
   }
 
-  /// An Add runs the steps (a residual connection's activation, say) on each channel's plane of
-  /// its output while the plane is in cache: in float, as the separate f32 layers would, so the
-  /// bits are theirs.
+  /// An Add or a Multiply runs the steps (a residual connection's activation, the shift after
+  /// an input's scale) on each channel's plane of its output while the plane is in cache: in
+  /// float, as the separate f32 layers would, so the bits are theirs.
   std::shared_ptr<const Op> fused(std::vector<ChannelStep> steps) const override {
-    if (attributes_.kind != Kind::add || steps_.size() + steps.size() > kMaxPlaneSteps)
+    if ((attributes_.kind != Kind::add && attributes_.kind != Kind::multiply) ||
+        steps_.size() + steps.size() > kMaxPlaneSteps)
       return nullptr;
     auto op = std::make_shared<BinaryOp>(*this);
     for (ChannelStep& step : steps) op->steps_.push_back(std::move(step));
@@ -335,21 +383,36 @@ class BinaryOp final : public Op {
   }
 
  private:
-  /// The Add with its fused steps, on f32 (fused()'s contract): output plane by plane (a batch
-  /// item's channel), each summed, when neither input is broadcast, then put through the steps.
-  /// A tensor the steps add is an input after the two.
+  /// The Add or Multiply with its fused steps, on f32 (fused()'s contract): output plane by plane
+  /// (a batch item's channel), each computed, when neither input is broadcast or one is a value
+  /// per channel, then put through the steps. A tensor the steps add is an input after the two.
   void run_fused(std::span<const Tensor> inputs, Tensor& out, const ExecContext& context) const {
     const Tensor& a = inputs[0];
     const Tensor& b = inputs[1];
+    const bool multiply = attributes_.kind == Kind::multiply;
     const bool in_place = a.shape() == out.shape() && b.shape() == out.shape();
-    if (!in_place)
-      binary_elementwise(context.parallel, plan_for(inputs.first(2), out, attributes_.spec),
-                         binary_fn::Add{}, a.data<float>(), b.data<float>(), out.data<float>());
-    run_plane_steps(context.parallel, steps_, inputs, out,
-                    [&](std::int64_t at, float* y, std::int64_t plane) {
-                      if (in_place)
-                        add_floats(a.data<float>() + at, b.data<float>() + at, y, plane);
-                    });
+    const int values = in_place ? -1 : per_channel_input(a, b, out);
+    if (!in_place && values < 0) {
+      const ElementwisePlan plan = plan_for(inputs.first(2), out, attributes_.spec);
+      if (multiply)
+        binary_elementwise(context.parallel, plan, binary_fn::Multiply{}, a.data<float>(),
+                           b.data<float>(), out.data<float>());
+      else
+        binary_elementwise(context.parallel, plan, binary_fn::Add{}, a.data<float>(),
+                           b.data<float>(), out.data<float>());
+    }
+    const std::int64_t channels = out.shape()[1];
+    run_plane_steps(
+        context.parallel, steps_, inputs, out, [&](std::int64_t at, float* y, std::int64_t plane) {
+          if (in_place) {
+            (multiply ? multiply_floats : add_floats)(a.data<float>() + at, b.data<float>() + at, y,
+                                                      plane);
+          } else if (values >= 0) {
+            const float* x = (values == 0 ? b : a).data<float>() + at;
+            const float v = (values == 0 ? a : b).data<float>()[at / plane % channels];
+            (multiply ? with_value<true> : with_value<false>)(x, v, values == 0, y, plane);
+          }
+        });
   }
 
   /// Integer division by zero is an error, as in OpenVINO's reference, found before any output
