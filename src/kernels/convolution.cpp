@@ -967,26 +967,32 @@ void for_each_block(const Parallel& par, const ConvGeometry& g, const T* x, T* y
 /// From this many floats, a row is copied by memmove (whose wider vectors then pay for the call).
 inline constexpr std::int64_t kLongRow = 64;
 
+/// dst[i] = src[i] for i < n, n below kLongRow: a vector at a time, the last overlapping the one
+/// before, or element by element below a vector (a call to memmove would cost more than either).
+/// Inlined into the function clones that call it, for their vectors.
+IRLITE_INLINE void copy_short(const float* __restrict src, float* __restrict dst, std::int64_t n) {
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  if (n < L) {
+    for (std::int64_t i = 0; i < L - 1; ++i)
+      if (i < n) dst[i] = src[i];
+    return;
+  }
+  for (std::int64_t i = 0; i < n; i += L) {
+    const std::int64_t at = std::min(i, n - L);
+    simd::store(dst + at, simd::load(src + at));
+  }
+}
+
 /// dst's `rows` rows of n floats (n apart) from src's (`stride` apart). A row shorter than
 /// kLongRow a vector at a time, the last overlapping the ones before, rather than by a call to
 /// memmove (a small map's rows are a few vectors long, and the call would cost more).
 IRLITE_MULTIVERSION void copy_rows(const float* __restrict src, std::int64_t stride,
                                    float* __restrict dst, std::int64_t rows, std::int64_t n) {
-  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
   for (std::int64_t r = 0; r < rows; ++r, src += stride, dst += n) {
-    if (n >= kLongRow) {
+    if (n >= kLongRow)
       std::copy_n(src, n, dst);
-      continue;
-    }
-    if (n < L) {
-      for (std::int64_t i = 0; i < L - 1; ++i)
-        if (i < n) dst[i] = src[i];
-      continue;
-    }
-    for (std::int64_t i = 0; i < n; i += L) {
-      const std::int64_t at = std::min(i, n - L);
-      simd::store(dst + at, simd::load(src + at));
-    }
+    else
+      copy_short(src, dst, n);
   }
 }
 
@@ -1005,16 +1011,7 @@ IRLITE_MULTIVERSION void pad_row(const float* __restrict in, std::int64_t iw, st
   }
   simd::store(row, V{});
   simd::store(row + width - L, V{});
-  float* const out = row + left;
-  if (iw < L) {
-    for (std::int64_t i = 0; i < L - 1; ++i)
-      if (i < iw) out[i] = in[i];
-    return;
-  }
-  for (std::int64_t i = 0; i < iw; i += L) {
-    const std::int64_t at = std::min(i, iw - L);
-    simd::store(out + at, simd::load(in + at));
-  }
+  copy_short(in, row + left, iw);
 }
 
 /// Copies the `g.in_channels` channels of `x` into `padded` as the layout holds them: padded
