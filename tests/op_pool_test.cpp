@@ -551,7 +551,8 @@ TEST_CASE("Pools: random shapes and attributes against the oracle, on any thread
 TEST_CASE("Pools: the 2-D path on large planes, split over threads") {
   // Wide rows and many planes: the models' 3x3 / 2 ceil and 2x2 / 2 pools, padded and not
   // (floats with a stride of 2 and windows 2 or 3 wide read the rows in place, eight outputs at
-  // a time; rows of 12 and 7 have fewer). The data: uniform, or a few values with NaN and -inf, so
+  // a time; rows of 12 and 7 have fewer; rows twice the output's width, unpadded, are made a
+  // block of rows at a time). The data: uniform, or a few values with NaN and -inf, so
   // that ties and NaNs fall in the vectors, the columns left over and the padded edges.
   std::mt19937 rng(7);
   const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
@@ -559,7 +560,7 @@ TEST_CASE("Pools: the 2-D path on large planes, split over threads") {
   for (const char* kernel : {"3,3", "2,2", "3,1", "3,2"}) {
     for (const char* pads : {"0,0", "1,1"})
       for (const bool uniform : {true, false})
-        for (const std::int64_t width : {61, 12, 7}) {
+        for (const std::int64_t width : {61, 30, 12, 8, 7, 4}) {
           CAPTURE(kernel);
           CAPTURE(pads);
           CAPTURE(uniform);

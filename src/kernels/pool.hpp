@@ -19,7 +19,11 @@
 // with a stride of 2 and windows 2 or 3 columns wide, the same maxima in the same order are made
 // from the input rows where they are, eight outputs at a time (max_stride2_row()). Its order of
 // comparisons differs from the general path's only where equal values differ in their bits (the
-// sign of a zero, a NaN's payload).
+// sign of a zero, a NaN's payload). When the output's rows are short (16 or fewer) and the
+// input's twice as wide, without padding before them (a small map's pools), the column maxima of a
+// block of output rows are made first, into a buffer where they follow each other, and the block's
+// rows are then one long row for max_stride2_row(): the rows of a small map (4, 6, 15 outputs)
+// share its vectors instead of each paying for a short row's.
 //
 // AvgPool: the sum of the window's elements in the compute type (float for the 16-bit floats,
 // rounded once at the end), in row-major window order, divided by the count of those elements,
@@ -250,6 +254,43 @@ IRLITE_MULTIVERSION void max_stride2_row(const float* __restrict x, std::int64_t
     if (i < n) y[i] = last[i];
 }
 
+/// v[i] = the maximum of column i over the `rows` rows from `x` on (`w` floats apart), folded
+/// from the first row down as max_into_row() does, for i < n; rows >= 1.
+IRLITE_MULTIVERSION inline void column_max(const float* __restrict x, std::int64_t rows,
+                                           std::int64_t w, float* __restrict v, std::int64_t n) {
+  using V = simd::vec<float>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  std::int64_t i = 0;
+  if (n >= L) {
+    // The last vector overlaps the one before when n is not a multiple of L.
+    for (; i < n; i += L) {
+      const std::int64_t at = std::min(i, n - L);
+      V m = simd::load(x + at);
+      for (std::int64_t r = 1; r < rows; ++r) {
+        const V c = simd::load(x + r * w + at);
+        m = better_lanes<float>(c, m) ? c : m;
+      }
+      simd::store(v + at, m);
+    }
+    return;
+  }
+  for (; i < n; ++i) {
+    float m = x[i];
+    for (std::int64_t r = 1; r < rows; ++r) m = better(x[r * w + i], m) ? x[r * w + i] : m;
+    v[i] = m;
+  }
+}
+
+/// The flat path's floats past its block of column maxima, which the last windows' vectors read
+/// (and drop).
+inline constexpr std::int64_t kFlatSlack = kStride2RowFloats;
+
+/// Output rows per block of the flat path: their column maxima (one input row's width each)
+/// within 16 KiB.
+inline std::int64_t flat_block_rows(const PoolGeometry& g) {
+  return std::max<std::int64_t>(1, 4096 / std::max<std::int64_t>(1, g.in[2]));
+}
+
 }  // namespace pool_detail
 
 /// Whether max_pool() takes the 2-D path for this geometry when it writes no indices.
@@ -258,12 +299,34 @@ inline bool max_pool_is_2d(const PoolGeometry& g) {
          g.dilation[2] == 1;
 }
 
-/// The 2-D path's scratch: a row of the input's width in the compute type per chunk.
+/// Output rows at most this wide take the flat path. A longer row has few vectors' worth of
+/// per-row work to share, and the flat path's second pass over the column maxima costs more than
+/// it saves: person detection's 136-wide rows took 16% longer, landmarks' 24-wide ones 6%.
+inline constexpr std::int64_t kFlatMaxRow = 16;
+
+/// Whether the 2-D path of a float MaxPool takes the flat path: a stride of 2 along rows
+/// without padding before them, windows 2 or 3 columns wide, and rows of at most kFlatMaxRow
+/// outputs, twice as wide in the input (a small map's pools in the models). Its output rows
+/// follow each other in the order their windows' column maxima do, so that consecutive rows are
+/// made as one long row.
+inline bool max_pool_is_flat(const PoolGeometry& g) {
+  return max_pool_is_2d(g) && g.stride[2] == 2 && g.pad[2] == 0 &&
+         (g.kernel[2] == 2 || g.kernel[2] == 3) && g.in[2] == 2 * g.out[2] &&
+         g.out[2] <= kFlatMaxRow;
+}
+
+/// The 2-D path's scratch per chunk: a row of the input's width in the compute type, or the
+/// flat path's block of column maxima.
 template <class T>
 std::span<compute_t<T>> take_max_pool_scratch(const Scratch& scratch, const PoolGeometry& g,
                                               bool indices, unsigned threads) {
   if (indices || !max_pool_is_2d(g)) return {};
-  return scratch.take<compute_t<T>>(saturating_mul(static_cast<std::size_t>(g.in[2]), threads));
+  std::size_t per_chunk = static_cast<std::size_t>(g.in[2]);
+  if (std::is_same_v<T, float> && max_pool_is_flat(g))
+    per_chunk =
+        saturating_mul(static_cast<std::size_t>(pool_detail::flat_block_rows(g)), per_chunk) +
+        static_cast<std::size_t>(pool_detail::kFlatSlack);
+  return scratch.take<compute_t<T>>(saturating_mul(per_chunk, threads));
 }
 
 /// The bytes max_pool() takes from its Scratch.
@@ -314,6 +377,51 @@ void max_pool(const Parallel& par, const Scratch& scratch, const PoolGeometry& g
       }
       return static_cast<T>(m);
     };
+    if constexpr (std::is_same_v<T, float>) {
+      if (max_pool_is_flat(g)) {
+        // Each output row's window columns' maxima (W = 2 * OW of them) into a block, then the
+        // block's rows as one long row of stride 2: short rows (a small map's) share vectors.
+        // A window 3 wide reaches past its row at the last column, which is made again from
+        // its two columns.
+        const std::int64_t block = d::flat_block_rows(g);
+        const std::int64_t per_chunk = block * W + d::kFlatSlack;
+        par.for_range(
+            static_cast<std::size_t>(rows), d::row_grain(g),
+            [&](std::size_t b, std::size_t e, std::size_t chunk) {
+              float* v = buffers.data() + static_cast<std::int64_t>(chunk) * per_chunk;
+              for (auto first = static_cast<std::int64_t>(b); first < static_cast<std::int64_t>(e);
+                   first += block) {
+                const std::int64_t last = std::min<std::int64_t>(first + block, e);
+                d::for_rows(
+                    g, static_cast<std::size_t>(first), static_cast<std::size_t>(last),
+                    [&](std::int64_t plane, std::int64_t, std::int64_t oh, std::int64_t row) {
+                      float* vr = v + (row - first) * W;
+                      const d::Taps th = d::taps(g, 1, oh);
+                      if (th.first == th.last) {
+                        std::fill_n(vr, W, lowest_value<float>());
+                        return;
+                      }
+                      d::column_max(in + plane * g.in_plane() + (th.origin + th.first) * W,
+                                    th.last - th.first, W, vr, W);
+                    });
+                // The vectors' reads past the block's last row meet zeros, and drop them.
+                std::fill_n(v + (last - first) * W, d::kFlatSlack, 0.0f);
+                float* y = out + first * OW;
+                const std::int64_t n = (last - first) * OW;
+                if (kw == 2) {
+                  d::max_stride2_row<2>(v, 1, W, v + per_chunk, y, n);
+                } else {
+                  d::max_stride2_row<3>(v, 1, W, v + per_chunk, y, n);
+                  for (std::int64_t r = 0; r < last - first; ++r) {
+                    const float* c = v + r * W + W - 2;
+                    y[r * OW + OW - 1] = d::better(c[1], c[0]) ? c[1] : c[0];
+                  }
+                }
+              }
+            });
+        return;
+      }
+    }
     par.for_range(
         static_cast<std::size_t>(rows), d::row_grain(g),
         [&](std::size_t b, std::size_t e, std::size_t chunk) {
