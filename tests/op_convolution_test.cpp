@@ -659,12 +659,17 @@ TEST_CASE("Convolution gives the same bits on any number of threads, filters pac
       {conv2d(1, 1), {1, 8, 130, 40}, {64, 8, 3, 3}},   // shifted rows in several blocks
       {conv2d(1, 2), {1, 5, 9, 11}, {7, 5, 5, 3}},      // shifted rows, one short block
       {conv2d(1, 1), {1, 8, 9, 6}, {16, 8, 3, 3}},      // shifted rows of 6 columns padded
-      {conv2d(1, 0), {2, 24, 4, 5}, {40, 24, 3, 3}},    // 6 pixels: filters as B on f32
-      {conv2d(1, 0), {1, 151, 7, 7}, {6, 151, 3, 3}},   // 25: patches split inside a channel
-      {conv2d(1, 0), {1, 70, 1, 1}, {30, 70, 1, 1}},    // 1 pixel, pointwise
-      {depthwise, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},   // depthwise, stride 2
-      {same_3x3, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},    // depthwise, stride 1: rows in place
-      {grouped, {1, 24, 20, 21}, {3, 10, 8, 3, 3}},     // groups
+      // Rows that share their padding with the next: the reads past a row's end land on the
+      // next row's left padding (none past the output's 8 columns; two of 5x5's four).
+      {conv2d(2, 1), {1, 24, 15, 15}, {20, 24, 3, 3}},
+      {conv2d(1, 2), {1, 6, 12, 13}, {9, 6, 5, 5}},
+      {{false, {1, 1}, {2, 2}, {2, 1}, {2, 3}}, {1, 7, 11, 10}, {5, 7, 3, 3}},  // dilated
+      {conv2d(1, 0), {2, 24, 4, 5}, {40, 24, 3, 3}},   // 6 pixels: filters as B on f32
+      {conv2d(1, 0), {1, 151, 7, 7}, {6, 151, 3, 3}},  // 25: patches split inside a channel
+      {conv2d(1, 0), {1, 70, 1, 1}, {30, 70, 1, 1}},   // 1 pixel, pointwise
+      {depthwise, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},  // depthwise, stride 2
+      {same_3x3, {2, 24, 30, 29}, {24, 1, 1, 3, 3}},   // depthwise, stride 1: rows in place
+      {grouped, {1, 24, 20, 21}, {3, 10, 8, 3, 3}},    // groups
       // 3-D: im2col's rows split over threads inside a channel's kernel positions.
       {{false, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}, {1, 5, 8, 10, 16}, {6, 5, 3, 3, 3}},
   };

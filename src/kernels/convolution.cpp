@@ -209,6 +209,29 @@ ShiftedLayout shifted_layout(const ConvGeometry& g) {
                       up(s.top + g.in[1], s.stride_h));
   s.width = std::max(g.out[2] + (g.kernel[2] - 1) * g.dilation[2] / s.stride_w,
                      up(s.left + g.in[2], s.stride_w));
+  // Narrower when the reads past a row's end all land on the next row's left padding, zeros as
+  // the padding past the end would be: a row's right padding and the next one's left padding
+  // are then one (a 3x3 layer with one column of padding makes wide rows of ow + 1 outputs, not
+  // ow + 2; a stride-2 one on an odd map none past ow). Every read finds the value it found
+  // before, so every sum is the same.
+  const auto wraps_to_padding = [&](std::int64_t width) {
+    for (std::int64_t j = 0; j < g.kernel[2]; ++j) {
+      const std::int64_t dj = j * g.dilation[2];
+      const std::int64_t phase = dj % s.stride_w, last = g.out[2] - 1 + dj / s.stride_w;
+      if (last < width) continue;
+      // Phase columns [width, last] read padded columns c * stride + phase past the input (the
+      // width holds the input), and read instead the next row's columns from 0 on, which must be
+      // left padding (and, after the last plane, within the zeros the GEMM may read past it).
+      const std::int64_t past = last - width;
+      if (past * s.stride_w + phase >= s.left || past >= kGemmRowSlack) return false;
+    }
+    return true;
+  };
+  for (std::int64_t w = up(s.left + g.in[2], s.stride_w); w < s.width; ++w)
+    if (wraps_to_padding(w)) {
+      s.width = w;
+      break;
+    }
   return s;
 }
 
