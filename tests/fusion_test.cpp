@@ -391,6 +391,50 @@ TEST_CASE("fusion: a FakeQuantize after the convolution runs in its kernel, the 
   }
 }
 
+TEST_CASE("fusion: a global depthwise layer runs its tail a vector of channels at a time") {
+  // One output per channel (the kernel covers the 6x6 map): the steps run on blocks of eight
+  // channels' sums. 20 channels end in a short block; with two images a block spans the last
+  // channels of one and the first of the next, which takes the steps channel by channel.
+  std::mt19937 rng(11);
+  const std::int64_t channels = 20;
+  for (const std::int64_t batch : {1, 2}) {
+    CAPTURE(batch);
+    GraphBuilder g;
+    const auto x = g.parameter("x", ElementType::f32, PartialShape{batch, channels, 6, 6});
+    const auto w = g.constant("w", random_f32({channels, 1, 1, 6, 6}, rng));
+    const auto conv = g.layer(
+        "GroupConvolution", "opset1",
+        {{"strides", "1,1"}, {"pads_begin", "0,0"}, {"pads_end", "0,0"}, {"dilations", "1,1"}},
+        {x, w}, {ElementType::f32}, "conv");
+    const Shape per_channel = {1, channels, 1, 1};
+    const auto bias = g.constant("bias", random_f32(per_channel, rng));
+    const auto add = g.layer("Add", "opset1", {}, {conv[0], bias}, {ElementType::f32}, "add");
+    const auto slope = g.constant("slope", random_f32({channels}, rng));
+    const auto prelu = g.layer("PReLU", "opset1", {}, {add[0], slope}, {ElementType::f32}, "prelu");
+    const auto scale = g.constant("scale", random_f32(per_channel, rng));
+    const auto mul =
+        g.layer("Multiply", "opset1", {}, {prelu[0], scale}, {ElementType::f32}, "mul");
+    const auto shift = g.constant("shift", random_f32(per_channel, rng));
+    const auto add2 = g.layer("Add", "opset1", {}, {mul[0], shift}, {ElementType::f32}, "shift");
+    std::vector<double> high(static_cast<std::size_t>(channels));
+    for (std::size_t i = 0; i < high.size(); ++i) high[i] = i == 3 ? -0.25 : 0.5 + 0.125 * i;
+    const auto in_low = g.constant("il", tensor(ElementType::f32, {1}, {-0.5}));
+    const auto in_high = g.constant("ih", tensor(ElementType::f32, per_channel, high));
+    const auto out_low = g.constant("ol", tensor(ElementType::f32, {}, {-1.0}));
+    const auto out_high = g.constant("oh", tensor(ElementType::f32, per_channel, high));
+    const auto fq =
+        g.layer("FakeQuantize", "opset1", {{"levels", "16"}, {"auto_broadcast", "numpy"}},
+                {add2[0], in_low, in_high, out_low, out_high}, {ElementType::f32}, "fq");
+    g.result(fq[0], "y");
+    const Model fused = g.load();
+    CHECK(fused.layers()[layer_index(fused, "fq")].fused_into == layer_index(fused, "conv"));
+    // Inputs scaled so that the sums spread over the quantization range and both PReLU sides.
+    const std::map<std::string, Tensor> inputs{{"x", random_f32({batch, channels, 6, 6}, rng)}};
+    const Tensor want = run(g.load(unfused()), inputs, 1).at("y");
+    for (unsigned threads : {1u, 3u}) CHECK(same_bits(run(fused, inputs, threads).at("y"), want));
+  }
+}
+
 TEST_CASE("fusion: a MaxPool runs the scale, shift and FakeQuantize after it, the same bits") {
   // An INT8 landmarks model's pools: MaxPool -> Multiply [C, 1, 1] -> Add [1, C, 1, 1] ->
   // FakeQuantize, each channel's plane (10 x 12: whole vectors and a tail) through the steps.

@@ -811,11 +811,16 @@ void depthwise_single_window(const Parallel& par, const ConvGeometry& g, const T
                           for (std::int64_t l = 0; l < count; ++l)
                             acc[l] = acc[l] + weights[l][tap] * to_float(in[l][at]);
                         }
-                    for (std::int64_t l = 0; l < count; ++l) {
-                      float sum = acc[l];
-                      apply_steps(steps, (p0 + l) % g.groups, &sum, 1);
-                      y[p0 + l] = from_float<T>(sum);
+                    // The steps on the block's channels at once, unless it wraps past the
+                    // last group into the next image.
+                    const std::int64_t group = p0 % g.groups;
+                    if (group + count <= g.groups) {
+                      apply_channel_steps(steps, group, acc, count);
+                    } else {
+                      for (std::int64_t l = 0; l < count; ++l)
+                        apply_steps(steps, (p0 + l) % g.groups, acc + l, 1);
                     }
+                    for (std::int64_t l = 0; l < count; ++l) y[p0 + l] = from_float<T>(acc[l]);
                   }
                 });
 }

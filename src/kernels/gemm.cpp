@@ -626,11 +626,68 @@ IRLITE_MULTIVERSION void run_steps(std::span<const EpilogueStep> steps, std::int
     }
 }
 
+/// Runs `steps` on x[0, count), element i of column (channel) column + i, a vector of channels
+/// at a time; no add_tensor step.
+IRLITE_MULTIVERSION void run_channel_steps(std::span<const EpilogueStep> steps, std::int64_t column,
+                                           float* x, std::int64_t count) {
+  using V = simd::vec<float>;
+  constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
+  const V zero{};
+  for (std::int64_t i = 0; i < count; i += L) {
+    // A vector of channels, the last few padded with zeros (and their values with zeros).
+    const std::int64_t n = std::min(L, count - i);
+    alignas(32) float lanes[L] = {};
+    std::copy_n(x + i, n, lanes);
+    V a = simd::load(lanes);
+    for (const EpilogueStep& step : steps) {
+      alignas(32) float values[L] = {};
+      if (step.kind != EpilogueStep::Kind::relu && step.kind != EpilogueStep::Kind::fake_quantize)
+        std::copy_n(step.values + column + i, n, values);
+      const V v = simd::load(values);
+      switch (step.kind) {
+        case EpilogueStep::Kind::add:
+          a = a + v;
+          break;
+        case EpilogueStep::Kind::multiply:
+          a = a * v;
+          break;
+        case EpilogueStep::Kind::relu:
+          a = a > zero ? a : zero;
+          break;
+        case EpilogueStep::Kind::prelu:
+          a = a < zero ? a * v : a;
+          break;
+        case EpilogueStep::Kind::fake_quantize: {
+          simd::store(lanes, a);
+          for (std::int64_t j = 0; j < n; ++j)
+            lanes[j] = quantize_value(lanes[j], gemm_detail::step_limits(step, column + i + j));
+          a = simd::load(lanes);
+          break;
+        }
+        case EpilogueStep::Kind::add_tensor:
+          break;
+      }
+    }
+    simd::store(lanes, a);
+    std::copy_n(lanes, n, x + i);
+  }
+}
+
 }  // namespace
 
 void apply_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
                  std::int64_t count) {
   run_steps(steps, column, x, count, 1, count);
+}
+
+void apply_channel_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
+                         std::int64_t count) {
+  if (std::any_of(steps.begin(), steps.end(),
+                  [](const EpilogueStep& s) { return s.kind == EpilogueStep::Kind::add_tensor; })) {
+    for (std::int64_t i = 0; i < count; ++i) run_steps(steps, column + i, x + i, 1, 1, 1);
+    return;
+  }
+  run_channel_steps(steps, column, x, count);
 }
 
 void apply_row_steps(std::span<const EpilogueStep> steps, std::int64_t row, float* c,

@@ -65,6 +65,11 @@ inline const float* added_at(const EpilogueStep& step, const float* x) {
 void apply_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
                  std::int64_t count);
 
+/// Runs `steps` in order on x[0, count), element i of column (channel) column + i: an output
+/// of one element per channel. The same bits as apply_steps() on each element alone.
+void apply_channel_steps(std::span<const EpilogueStep> steps, std::int64_t column, float* x,
+                         std::int64_t count);
+
 /// Runs `steps` in order on `rows` rows of `cols` elements at c (row stride ldc), row r's
 /// elements all of column (channel) row + r.
 void apply_row_steps(std::span<const EpilogueStep> steps, std::int64_t row, float* c,
