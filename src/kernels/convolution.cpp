@@ -1097,16 +1097,19 @@ void shifted_blocks(const Parallel& par, const ConvGeometry& g, const float* x, 
                     const Buffers<float>& b, std::span<const EpilogueStep> steps,
                     const BlockGemm& gemm_block) {
   const ShiftedLayout s = shifted_layout(g);
-  const std::int64_t kh = g.kernel[1], kw = g.kernel[2];
-  for (std::int64_t c = 0; c < g.in_channels; ++c)
-    for (std::int64_t i = 0; i < kh; ++i)
-      for (std::int64_t j = 0; j < kw; ++j) {
-        // Kernel position (i, j) reads padded row oh * stride_h + di, column ow * stride_w + dj.
-        const std::int64_t di = i * g.dilation[1], dj = j * g.dilation[2];
-        const std::int64_t phase = di % s.stride_h * s.stride_w + dj % s.stride_w;
-        b.row_offsets[static_cast<std::size_t>((c * kh + i) * kw + j)] =
-            c * s.channel() + phase * s.plane() + di / s.stride_h * s.width + dj / s.stride_w;
-      }
+  const std::int64_t kh = g.kernel[1], kw = g.kernel[2], positions = kh * kw;
+  std::int64_t* const offsets = b.row_offsets.data();
+  for (std::int64_t i = 0; i < kh; ++i)
+    for (std::int64_t j = 0; j < kw; ++j) {
+      // Kernel position (i, j) reads padded row oh * stride_h + di, column ow * stride_w + dj.
+      const std::int64_t di = i * g.dilation[1], dj = j * g.dilation[2];
+      const std::int64_t phase = di % s.stride_h * s.stride_w + dj % s.stride_w;
+      offsets[i * kw + j] = phase * s.plane() + di / s.stride_h * s.width + dj / s.stride_w;
+    }
+  // The other channels' rows: the first channel's, a channel further on each.
+  for (std::int64_t c = 1; c < g.in_channels; ++c)
+    for (std::int64_t t = 0; t < positions; ++t)
+      offsets[c * positions + t] = offsets[t] + c * s.channel();
   const std::int64_t out_size = g.out_size(), oh = g.out[1], ow = g.out[2];
   const std::int64_t block = shifted_rows_per_block(g, s);
   const std::size_t step_count = std::min(steps.size(), kMaxConvSteps);
