@@ -50,9 +50,9 @@ inline constexpr std::int64_t kDirectRows = 4;
 constexpr std::int64_t kMrGeneric = 6, kNrGeneric = 16;
 
 template <int R>
-void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                  const std::int64_t* b_rows, float* c, std::int64_t ldc, bool accumulate,
-                  const TileSteps* steps) {
+void generic_rows(std::int64_t kc, const float* ap, std::int64_t a_stride, const float* bp,
+                  std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+                  bool accumulate, const TileSteps* steps) {
   using V = simd::vec<float>;
   constexpr std::int64_t L = simd::lanes<float>;
   V lo[R], hi[R];
@@ -69,7 +69,7 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
       lo[r] = lo[r] + x * b0;
       hi[r] = hi[r] + x * b1;
     }
-    ap += kMrGeneric;
+    ap += a_stride;
   }
   for (std::int64_t s = 0; steps && s < steps->count; ++s) {
     const EpilogueStep& step = steps->steps[s];
@@ -113,22 +113,22 @@ void generic_rows(std::int64_t kc, const float* ap, const float* bp, std::int64_
   }
 }
 
-void generic_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                  std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
-                  bool accumulate, const TileSteps* steps) {
+void generic_tile(std::int64_t rows, std::int64_t kc, const float* ap, std::int64_t a_stride,
+                  const float* bp, std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+                  std::int64_t ldc, bool accumulate, const TileSteps* steps) {
   switch (rows) {
     case 1:
-      return generic_rows<1>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+      return generic_rows<1>(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     case 2:
-      return generic_rows<2>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+      return generic_rows<2>(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     case 3:
-      return generic_rows<3>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+      return generic_rows<3>(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     case 4:
-      return generic_rows<4>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+      return generic_rows<4>(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     case 5:
-      return generic_rows<5>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+      return generic_rows<5>(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate, steps);
     default:
-      return generic_rows<6>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+      return generic_rows<6>(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate, steps);
   }
 }
 
@@ -298,11 +298,12 @@ struct Grid {
   std::int64_t row_blocks = 0, slivers_per_block = 0, col_blocks = 0, panels_per_block = 0;
 };
 
-Grid make_grid(std::int64_t m, std::int64_t n, const Kernel& kr, unsigned threads) {
+Grid make_grid(std::int64_t m, std::int64_t n, std::int64_t mr, const Kernel& kr,
+               unsigned threads) {
   Grid g;
-  const std::int64_t slivers = (m + kr.mr - 1) / kr.mr;
+  const std::int64_t slivers = (m + mr - 1) / mr;
   const std::int64_t panels = (n + kr.nr - 1) / kr.nr;
-  g.row_blocks = (slivers * kr.mr + kMcRows - 1) / kMcRows;
+  g.row_blocks = (slivers * mr + kMcRows - 1) / kMcRows;
   g.slivers_per_block = (slivers + g.row_blocks - 1) / g.row_blocks;
   g.row_blocks = (slivers + g.slivers_per_block - 1) / g.slivers_per_block;
   g.col_blocks = (panels * kr.nr + kNcColumns - 1) / kNcColumns;
@@ -353,8 +354,8 @@ std::span<float> take_thread_buffers(const Scratch& s, std::size_t floats, std::
 template <class T>
 void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const BSource& bsrc) {
   const std::int64_t m = args.m, n = args.n, k = args.k;
-  const std::int64_t mr = kr.mr, nr = kr.nr;
-  const Grid g = make_grid(m, n, kr, par.threads());
+  const std::int64_t mr = sliver_rows(m, kr.mr), nr = kr.nr;
+  const Grid g = make_grid(m, n, mr, kr, par.threads());
   const std::int64_t slivers = (m + mr - 1) / mr;
   const std::int64_t per_matrix = g.row_blocks * g.col_blocks;
   const std::int64_t tasks = args.batches * per_matrix;
@@ -398,143 +399,143 @@ void run(const Parallel& par, const GemmArgs<T>& args, const Kernel& kr, const B
       args.scratch
           ? take_thread_buffers(*args.scratch, static_cast<std::size_t>(sizes.total()), chunks)
           : std::span<float>();
-  par.for_range(static_cast<std::size_t>(tasks), grain,
-                [&](std::size_t first, std::size_t last, std::size_t chunk) {
-                  std::vector<float> own;
-                  float* buffers = nullptr;
-                  if (args.scratch) {
-                    buffers = lent.data() + chunk * static_cast<std::size_t>(sizes.total());
-                  } else {
-                    own.resize(static_cast<std::size_t>(sizes.total()));
-                    buffers = own.data();
+  par.for_range(
+      static_cast<std::size_t>(tasks), grain,
+      [&](std::size_t first, std::size_t last, std::size_t chunk) {
+        std::vector<float> own;
+        float* buffers = nullptr;
+        if (args.scratch) {
+          buffers = lent.data() + chunk * static_cast<std::size_t>(sizes.total());
+        } else {
+          own.resize(static_cast<std::size_t>(sizes.total()));
+          buffers = own.data();
+        }
+        float* const ap = buffers;
+        float* const tile = ap + sizes.ap;
+        float* const edge = tile + sizes.tile;
+        float* const cbuf = edge + sizes.edge;
+        // The block of a raw B that `edge` holds packed, as b_matrix * col_blocks +
+        // col_block, when B has a single k block (else -1): the chunk's next task of
+        // the same column block, on the next rows, finds it there.
+        std::int64_t held = -1;
+        for (std::size_t t = first; t < last; ++t) {
+          const auto task = static_cast<std::int64_t>(t);
+          const std::int64_t batch = task / per_matrix;
+          const std::int64_t col_block = task % per_matrix / g.row_blocks;
+          const std::int64_t row_block = task % g.row_blocks;
+          const std::int64_t a_matrix = args.a_index ? args.a_index[batch] : batch;
+          const std::int64_t b_matrix = args.b_index ? args.b_index[batch] : batch;
+          const T* a = args.a + a_matrix * m * k;
+          T* out = args.c + batch * out_matrix;
+          const std::int64_t i0 = row_block * block_rows;
+          const std::int64_t rows = std::min(block_rows, m - i0);
+          const std::int64_t p_first = col_block * g.panels_per_block;
+          const std::int64_t j0 = p_first * nr;
+          const std::int64_t cols = std::min(block_cols, n - j0);
+          const std::int64_t p_end = (j0 + cols + nr - 1) / nr;
+          // The block of C the sums go to.
+          float* c = cbuf;
+          std::int64_t ldc = block_cols;
+          if constexpr (std::is_same_v<T, float>) {
+            if (direct) {
+              c = out + i0 * ldc_out + j0;
+              ldc = ldc_out;
+            }
+          }
+          if (k == 0)
+            for (std::int64_t r = 0; r < rows; ++r) std::fill_n(c + r * ldc, cols, 0.0f);
+          for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
+            const std::int64_t kc = std::min(kKc, k - p0);
+            const bool accumulate = p0 > 0;
+            // A packed beforehand holds this k block's slivers from i0 on at
+            // p0 * (m rounded up to slivers) + i0 * kc (i0 is a whole sliver).
+            const float* const a_block =
+                args.a_packed ? args.a_packed + p0 * slivers * mr + i0 * kc : ap;
+            if (!args.a_packed)
+              for (std::int64_t s = 0; s * mr < rows; ++s)
+                pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr), p0, kc,
+                       mr, ap + s * mr * kc);
+            // A raw B with evenly spaced rows is read where it is: a panel's k block
+            // (at most 256 rows of 128 bytes) stays in L1 for the slivers after the
+            // first. Unless its rows are a multiple of 2 KiB apart (a convolution on a
+            // map of 192 x 336): they would then fall in two of L1's 64 sets, evict
+            // each other, and the block's panels are copied to consecutive lines
+            // first, as B given by rows always is.
+            const bool pack_block =
+                bsrc.raw && !bsrc.rows_in_place && (bsrc.raw_rows || (rows > mr && rows_alias(n)));
+            const std::int64_t block_id = b_matrix * g.col_blocks + col_block;
+            if (pack_block && !(k <= kKc && held == block_id)) {
+              const float* b0 = bsrc.raw + b_matrix * bsrc.raw_matrix + j0;
+              if (bsrc.raw_rows)
+                pack_b_block(b0, bsrc.raw_rows + p0, 0, kc, cols, nr, edge);
+              else
+                pack_b_block(b0 + p0 * n, nullptr, n, kc, cols, nr, edge);
+              held = k <= kKc ? block_id : -1;
+            }
+            for (std::int64_t p = p_first; p < p_end; ++p) {
+              const std::int64_t pc = std::min(nr, n - p * nr);
+              const float* bp = nullptr;
+              std::int64_t b_stride = nr;
+              const std::int64_t* b_rows = nullptr;
+              if (bsrc.rows_in_place) {
+                bp = bsrc.raw + p * nr;
+                b_rows = bsrc.raw_rows + p0;
+              } else if (bsrc.packed) {
+                bp = bsrc.packed->panel(b_matrix, p) + p0 * nr;
+              } else if (pack_block) {
+                bp = edge + (p - p_first) * kc * nr;
+              } else if (pc == nr) {
+                bp = bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n + p * nr;
+                b_stride = n;
+              } else {
+                pack_b_panel(bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n, kc, n, false, p * nr,
+                             nr, edge);
+                held = -1;
+                bp = edge;
+              }
+              float* cp = c + (p - p_first) * nr;
+              const bool last_block = p0 + kc == k;
+              for (std::int64_t s = 0; s * mr < rows; ++s) {
+                const std::int64_t tr = std::min(mr, rows - s * mr);
+                float* ct = cp + s * mr * ldc;
+                const float* as = a_block + s * mr * kc;
+                const TileSteps row_steps{e.steps.data(), static_cast<std::int64_t>(tile_count),
+                                          i0 + s * mr};
+                const TileSteps* steps = tile_steps && last_block ? &row_steps : nullptr;
+                if (prefetch_c && p + 1 < p_end)
+                  for (std::int64_t r = 0; r < tr; ++r) {
+                    __builtin_prefetch(ct + r * ldc + nr, 1, 3);
+                    __builtin_prefetch(ct + r * ldc + nr + 16, 1, 3);
                   }
-                  float* const ap = buffers;
-                  float* const tile = ap + sizes.ap;
-                  float* const edge = tile + sizes.tile;
-                  float* const cbuf = edge + sizes.edge;
-                  // The block of a raw B that `edge` holds packed, as b_matrix * col_blocks +
-                  // col_block, when B has a single k block (else -1): the chunk's next task of
-                  // the same column block, on the next rows, finds it there.
-                  std::int64_t held = -1;
-                  for (std::size_t t = first; t < last; ++t) {
-                    const auto task = static_cast<std::int64_t>(t);
-                    const std::int64_t batch = task / per_matrix;
-                    const std::int64_t col_block = task % per_matrix / g.row_blocks;
-                    const std::int64_t row_block = task % g.row_blocks;
-                    const std::int64_t a_matrix = args.a_index ? args.a_index[batch] : batch;
-                    const std::int64_t b_matrix = args.b_index ? args.b_index[batch] : batch;
-                    const T* a = args.a + a_matrix * m * k;
-                    T* out = args.c + batch * out_matrix;
-                    const std::int64_t i0 = row_block * block_rows;
-                    const std::int64_t rows = std::min(block_rows, m - i0);
-                    const std::int64_t p_first = col_block * g.panels_per_block;
-                    const std::int64_t j0 = p_first * nr;
-                    const std::int64_t cols = std::min(block_cols, n - j0);
-                    const std::int64_t p_end = (j0 + cols + nr - 1) / nr;
-                    // The block of C the sums go to.
-                    float* c = cbuf;
-                    std::int64_t ldc = block_cols;
-                    if constexpr (std::is_same_v<T, float>) {
-                      if (direct) {
-                        c = out + i0 * ldc_out + j0;
-                        ldc = ldc_out;
-                      }
-                    }
-                    if (k == 0)
-                      for (std::int64_t r = 0; r < rows; ++r) std::fill_n(c + r * ldc, cols, 0.0f);
-                    for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
-                      const std::int64_t kc = std::min(kKc, k - p0);
-                      const bool accumulate = p0 > 0;
-                      // A packed beforehand holds this k block's slivers from i0 on at
-                      // p0 * (m rounded up to slivers) + i0 * kc (i0 is a whole sliver).
-                      const float* const a_block =
-                          args.a_packed ? args.a_packed + p0 * slivers * mr + i0 * kc : ap;
-                      if (!args.a_packed)
-                        for (std::int64_t s = 0; s * mr < rows; ++s)
-                          pack_a(a, lda, args.transpose_a, i0 + s * mr, std::min(mr, rows - s * mr),
-                                 p0, kc, mr, ap + s * mr * kc);
-                      // A raw B with evenly spaced rows is read where it is: a panel's k block
-                      // (at most 256 rows of 128 bytes) stays in L1 for the slivers after the
-                      // first. Unless its rows are a multiple of 2 KiB apart (a convolution on a
-                      // map of 192 x 336): they would then fall in two of L1's 64 sets, evict
-                      // each other, and the block's panels are copied to consecutive lines
-                      // first, as B given by rows always is.
-                      const bool pack_block = bsrc.raw && !bsrc.rows_in_place &&
-                                              (bsrc.raw_rows || (rows > mr && rows_alias(n)));
-                      const std::int64_t block_id = b_matrix * g.col_blocks + col_block;
-                      if (pack_block && !(k <= kKc && held == block_id)) {
-                        const float* b0 = bsrc.raw + b_matrix * bsrc.raw_matrix + j0;
-                        if (bsrc.raw_rows)
-                          pack_b_block(b0, bsrc.raw_rows + p0, 0, kc, cols, nr, edge);
-                        else
-                          pack_b_block(b0 + p0 * n, nullptr, n, kc, cols, nr, edge);
-                        held = k <= kKc ? block_id : -1;
-                      }
-                      for (std::int64_t p = p_first; p < p_end; ++p) {
-                        const std::int64_t pc = std::min(nr, n - p * nr);
-                        const float* bp = nullptr;
-                        std::int64_t b_stride = nr;
-                        const std::int64_t* b_rows = nullptr;
-                        if (bsrc.rows_in_place) {
-                          bp = bsrc.raw + p * nr;
-                          b_rows = bsrc.raw_rows + p0;
-                        } else if (bsrc.packed) {
-                          bp = bsrc.packed->panel(b_matrix, p) + p0 * nr;
-                        } else if (pack_block) {
-                          bp = edge + (p - p_first) * kc * nr;
-                        } else if (pc == nr) {
-                          bp = bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n + p * nr;
-                          b_stride = n;
-                        } else {
-                          pack_b_panel(bsrc.raw + b_matrix * bsrc.raw_matrix + p0 * n, kc, n, false,
-                                       p * nr, nr, edge);
-                          held = -1;
-                          bp = edge;
-                        }
-                        float* cp = c + (p - p_first) * nr;
-                        const bool last_block = p0 + kc == k;
-                        for (std::int64_t s = 0; s * mr < rows; ++s) {
-                          const std::int64_t tr = std::min(mr, rows - s * mr);
-                          float* ct = cp + s * mr * ldc;
-                          const float* as = a_block + s * mr * kc;
-                          const TileSteps row_steps{
-                              e.steps.data(), static_cast<std::int64_t>(tile_count), i0 + s * mr};
-                          const TileSteps* steps = tile_steps && last_block ? &row_steps : nullptr;
-                          if (prefetch_c && p + 1 < p_end)
-                            for (std::int64_t r = 0; r < tr; ++r) {
-                              __builtin_prefetch(ct + r * ldc + nr, 1, 3);
-                              __builtin_prefetch(ct + r * ldc + nr + 16, 1, 3);
-                            }
-                          if (pc == nr) {
-                            kr.tile(tr, kc, as, bp, b_stride, b_rows, ct, ldc, accumulate, steps);
-                          } else {
-                            // A panel past n: the tile goes through a full-width copy.
-                            if (accumulate)
-                              for (std::int64_t r = 0; r < tr; ++r)
-                                std::copy_n(ct + r * ldc, pc, tile + r * nr);
-                            const TileFn fn = kr.half_tile && 2 * pc <= nr ? kr.half_tile : kr.tile;
-                            fn(tr, kc, as, bp, b_stride, b_rows, tile, nr, accumulate, steps);
-                            for (std::int64_t r = 0; r < tr; ++r)
-                              std::copy_n(tile + r * nr, pc, ct + r * ldc);
-                          }
-                        }
-                      }
-                    }
-                    if (!after.empty()) apply_epilogue(after, c, ldc, i0, rows, j0, cols);
-                    if (direct) continue;
-                    if (args.transpose_c) {
-                      for (std::int64_t j = 0; j < cols; ++j) {
-                        T* dst = out + (j0 + j) * ldc_out + i0;
-                        for (std::int64_t r = 0; r < rows; ++r)
-                          dst[r] = from_float<T>(c[r * ldc + j]);
-                      }
-                    } else {
-                      for (std::int64_t r = 0; r < rows; ++r)
-                        for (std::int64_t j = 0; j < cols; ++j)
-                          out[(i0 + r) * ldc_out + j0 + j] = from_float<T>(c[r * ldc + j]);
-                    }
-                  }
-                });
+                if (pc == nr) {
+                  kr.tile(tr, kc, as, mr, bp, b_stride, b_rows, ct, ldc, accumulate, steps);
+                } else {
+                  // A panel past n: the tile goes through a full-width copy.
+                  if (accumulate)
+                    for (std::int64_t r = 0; r < tr; ++r)
+                      std::copy_n(ct + r * ldc, pc, tile + r * nr);
+                  const TileFn fn = kr.half_tile && 2 * pc <= nr ? kr.half_tile : kr.tile;
+                  fn(tr, kc, as, mr, bp, b_stride, b_rows, tile, nr, accumulate, steps);
+                  for (std::int64_t r = 0; r < tr; ++r)
+                    std::copy_n(tile + r * nr, pc, ct + r * ldc);
+                }
+              }
+            }
+          }
+          if (!after.empty()) apply_epilogue(after, c, ldc, i0, rows, j0, cols);
+          if (direct) continue;
+          if (args.transpose_c) {
+            for (std::int64_t j = 0; j < cols; ++j) {
+              T* dst = out + (j0 + j) * ldc_out + i0;
+              for (std::int64_t r = 0; r < rows; ++r) dst[r] = from_float<T>(c[r * ldc + j]);
+            }
+          } else {
+            for (std::int64_t r = 0; r < rows; ++r)
+              for (std::int64_t j = 0; j < cols; ++j)
+                out[(i0 + r) * ldc_out + j0 + j] = from_float<T>(c[r * ldc + j]);
+          }
+        }
+      });
 }
 
 }  // namespace
@@ -696,7 +697,7 @@ void apply_row_steps(std::span<const EpilogueStep> steps, std::int64_t row, floa
 }
 
 PackedALayout::PackedALayout(std::int64_t m, std::int64_t k, GemmIsa isa)
-    : mr_(gemm_detail::kernel(isa).mr), k_(k) {
+    : mr_(gemm_detail::sliver_rows(m, gemm_detail::kernel(isa).mr)), k_(k) {
   padded_ = (m + mr_ - 1) / mr_ * mr_;
 }
 

@@ -170,9 +170,10 @@ IRLITE_TARGET_AVX2 __attribute__((always_inline)) inline void steps256(__m256 (&
 }
 
 template <int R, bool Quantize, bool Offsets, bool Half>
-IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float* bp,
-                                  std::int64_t b_stride, const std::int64_t* b_rows, float* c,
-                                  std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, std::int64_t a_stride,
+                                  const float* bp, std::int64_t b_stride,
+                                  const std::int64_t* b_rows, float* c, std::int64_t ldc,
+                                  bool accumulate, const TileSteps* steps) {
   __m512 lo[R], hi[R];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
@@ -189,7 +190,7 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
       lo[r] = _mm512_fmadd_ps(x, b0, lo[r]);
       if constexpr (!Half) hi[r] = _mm512_fmadd_ps(x, b1, hi[r]);
     }
-    ap += kMr512;
+    ap += a_stride;
     if (!Offsets) bp += b_stride;
   }
   if (steps) steps512<R, Quantize, Half>(lo, hi, *steps);
@@ -201,9 +202,10 @@ IRLITE_TARGET_AVX512 void tile512(std::int64_t kc, const float* ap, const float*
 }
 
 template <int R, bool Quantize, bool Offsets>
-IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* bp,
-                                std::int64_t b_stride, const std::int64_t* b_rows, float* c,
-                                std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, std::int64_t a_stride,
+                                const float* bp, std::int64_t b_stride, const std::int64_t* b_rows,
+                                float* c, std::int64_t ldc, bool accumulate,
+                                const TileSteps* steps) {
   __m256 lo[R], hi[R];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
@@ -220,7 +222,7 @@ IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* b
       lo[r] = _mm256_fmadd_ps(x, b0, lo[r]);
       hi[r] = _mm256_fmadd_ps(x, b1, hi[r]);
     }
-    ap += kMr256;
+    ap += a_stride;
     if (!Offsets) bp += b_stride;
   }
   if (steps) steps256<R, Quantize>(lo, hi, *steps);
@@ -234,10 +236,11 @@ IRLITE_TARGET_AVX2 void tile256(std::int64_t kc, const float* ap, const float* b
 /// The kernel for `rows` rows: one instantiation per row count, so that every accumulator is a
 /// register.
 template <template <int> class F, int... R>
-void dispatch_rows(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                   std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
-                   bool accumulate, const TileSteps* steps, std::integer_sequence<int, R...>) {
-  ((rows == R + 1 ? F<R + 1>::run(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps)
+void dispatch_rows(std::int64_t rows, std::int64_t kc, const float* ap, std::int64_t a_stride,
+                   const float* bp, std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+                   std::int64_t ldc, bool accumulate, const TileSteps* steps,
+                   std::integer_sequence<int, R...>) {
+  ((rows == R + 1 ? F<R + 1>::run(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate, steps)
                   : void()),
    ...);
 }
@@ -248,11 +251,11 @@ struct Tile512Of {
   struct Tile512 {
     template <int R>
     struct Of {
-      static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                      const std::int64_t* b_rows, float* c, std::int64_t ldc, bool accumulate,
-                      const TileSteps* steps) {
-        tile512<R, Quantize, Offsets, Half>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate,
-                                            steps);
+      static void run(std::int64_t kc, const float* ap, std::int64_t a_stride, const float* bp,
+                      std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+                      bool accumulate, const TileSteps* steps) {
+        tile512<R, Quantize, Offsets, Half>(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc,
+                                            accumulate, steps);
       }
     };
   };
@@ -262,10 +265,11 @@ template <bool Quantize, bool Offsets>
 struct Tile256 {
   template <int R>
   struct Of {
-    static void run(std::int64_t kc, const float* ap, const float* bp, std::int64_t b_stride,
-                    const std::int64_t* b_rows, float* c, std::int64_t ldc, bool accumulate,
-                    const TileSteps* steps) {
-      tile256<R, Quantize, Offsets>(kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+    static void run(std::int64_t kc, const float* ap, std::int64_t a_stride, const float* bp,
+                    std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
+                    bool accumulate, const TileSteps* steps) {
+      tile256<R, Quantize, Offsets>(kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate,
+                                    steps);
     }
   };
 };
@@ -281,12 +285,12 @@ bool quantizes(const TileSteps* steps) {
 
 /// The tiles of one ISA (T: Tile512 or Tile256, mr rows at most), by what they take.
 template <template <bool, bool> class T, int Mr>
-void any_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-              std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
-              bool accumulate, const TileSteps* steps) {
+void any_tile(std::int64_t rows, std::int64_t kc, const float* ap, std::int64_t a_stride,
+              const float* bp, std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+              std::int64_t ldc, bool accumulate, const TileSteps* steps) {
   const auto call = [&]<bool Q, bool O>() {
-    dispatch_rows<T<Q, O>::template Of>(rows, kc, ap, bp, b_stride, b_rows, c, ldc, accumulate,
-                                        steps, std::make_integer_sequence<int, Mr>{});
+    dispatch_rows<T<Q, O>::template Of>(rows, kc, ap, a_stride, bp, b_stride, b_rows, c, ldc,
+                                        accumulate, steps, std::make_integer_sequence<int, Mr>{});
   };
   const bool quantize = quantizes(steps);
   if (b_rows)
@@ -295,25 +299,26 @@ void any_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* 
     quantize ? call.template operator()<true, false>() : call.template operator()<false, false>();
 }
 
-void avx512_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                 std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
-                 bool accumulate, const TileSteps* steps) {
-  any_tile<Tile512Of<false>::Tile512, kMr512>(rows, kc, ap, bp, b_stride, b_rows, c, ldc,
+void avx512_tile(std::int64_t rows, std::int64_t kc, const float* ap, std::int64_t a_stride,
+                 const float* bp, std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+                 std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+  any_tile<Tile512Of<false>::Tile512, kMr512>(rows, kc, ap, a_stride, bp, b_stride, b_rows, c, ldc,
                                               accumulate, steps);
 }
 
 /// The left half of a tile (16 columns), for a last panel that has no more: the same sums.
-void avx512_half_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-                      std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
-                      bool accumulate, const TileSteps* steps) {
-  any_tile<Tile512Of<true>::Tile512, kMr512>(rows, kc, ap, bp, b_stride, b_rows, c, ldc, accumulate,
-                                             steps);
+void avx512_half_tile(std::int64_t rows, std::int64_t kc, const float* ap, std::int64_t a_stride,
+                      const float* bp, std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+                      std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+  any_tile<Tile512Of<true>::Tile512, kMr512>(rows, kc, ap, a_stride, bp, b_stride, b_rows, c, ldc,
+                                             accumulate, steps);
 }
 
-void avx2_tile(std::int64_t rows, std::int64_t kc, const float* ap, const float* bp,
-               std::int64_t b_stride, const std::int64_t* b_rows, float* c, std::int64_t ldc,
-               bool accumulate, const TileSteps* steps) {
-  any_tile<Tile256, kMr256>(rows, kc, ap, bp, b_stride, b_rows, c, ldc, accumulate, steps);
+void avx2_tile(std::int64_t rows, std::int64_t kc, const float* ap, std::int64_t a_stride,
+               const float* bp, std::int64_t b_stride, const std::int64_t* b_rows, float* c,
+               std::int64_t ldc, bool accumulate, const TileSteps* steps) {
+  any_tile<Tile256, kMr256>(rows, kc, ap, a_stride, bp, b_stride, b_rows, c, ldc, accumulate,
+                            steps);
 }
 
 }  // namespace
