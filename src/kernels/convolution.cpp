@@ -516,26 +516,8 @@ bool plane_step(EpilogueStep::Kind kind) {
 /// The steps on a vector or a float of sums: each element as run_steps() computes it.
 template <class V>
 IRLITE_INLINE V finish(V a, const PlaneSteps& ps) {
-  const V zero{};
-  for (std::int64_t i = 0; i < ps.count; ++i) {
-    const float v = ps.value[static_cast<std::size_t>(i)];
-    switch (ps.kind[static_cast<std::size_t>(i)]) {
-      case EpilogueStep::Kind::add:
-        a = a + v;
-        break;
-      case EpilogueStep::Kind::multiply:
-        a = a * v;
-        break;
-      case EpilogueStep::Kind::relu:
-        a = a > zero ? a : zero;
-        break;
-      case EpilogueStep::Kind::prelu:
-        a = a < zero ? a * v : a;
-        break;
-      default:
-        break;
-    }
-  }
+  for (std::int64_t i = 0; i < ps.count; ++i)
+    a = value_step(ps.kind[static_cast<std::size_t>(i)], a, ps.value[static_cast<std::size_t>(i)]);
   return a;
 }
 

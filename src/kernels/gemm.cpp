@@ -633,7 +633,6 @@ IRLITE_MULTIVERSION void run_channel_steps(std::span<const EpilogueStep> steps, 
                                            float* x, std::int64_t count) {
   using V = simd::vec<float>;
   constexpr auto L = static_cast<std::int64_t>(simd::lanes<float>);
-  const V zero{};
   for (std::int64_t i = 0; i < count; i += L) {
     // A vector of channels, the last few padded with zeros (and their values with zeros).
     const std::int64_t n = std::min(L, count - i);
@@ -644,30 +643,14 @@ IRLITE_MULTIVERSION void run_channel_steps(std::span<const EpilogueStep> steps, 
       alignas(32) float values[L] = {};
       if (step.kind != EpilogueStep::Kind::relu && step.kind != EpilogueStep::Kind::fake_quantize)
         std::copy_n(step.values + column + i, n, values);
-      const V v = simd::load(values);
-      switch (step.kind) {
-        case EpilogueStep::Kind::add:
-          a = a + v;
-          break;
-        case EpilogueStep::Kind::multiply:
-          a = a * v;
-          break;
-        case EpilogueStep::Kind::relu:
-          a = a > zero ? a : zero;
-          break;
-        case EpilogueStep::Kind::prelu:
-          a = a < zero ? a * v : a;
-          break;
-        case EpilogueStep::Kind::fake_quantize: {
-          simd::store(lanes, a);
-          for (std::int64_t j = 0; j < n; ++j)
-            lanes[j] = quantize_value(lanes[j], gemm_detail::step_limits(step, column + i + j));
-          a = simd::load(lanes);
-          break;
-        }
-        case EpilogueStep::Kind::add_tensor:
-          break;
+      if (step.kind != EpilogueStep::Kind::fake_quantize) {
+        a = value_step(step.kind, a, simd::load(values));
+        continue;
       }
+      simd::store(lanes, a);
+      for (std::int64_t j = 0; j < n; ++j)
+        lanes[j] = quantize_value(lanes[j], gemm_detail::step_limits(step, column + i + j));
+      a = simd::load(lanes);
     }
     simd::store(lanes, a);
     std::copy_n(lanes, n, x + i);

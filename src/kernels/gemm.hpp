@@ -22,6 +22,7 @@
 #include <memory>
 #include <span>
 
+#include "core/multiversion.hpp"
 #include "core/parallel.hpp"
 
 namespace irlite {
@@ -55,6 +56,25 @@ struct EpilogueStep {
   /// add_tensor: the output the steps run on, in which every element they reach must lie.
   const float* output = nullptr;
 };
+
+/// An add, multiply, relu or prelu step on `a` (a float or a vector of them) with the step's
+/// value v (for relu unused); `a` unchanged for the other kinds.
+template <class V, class S>
+IRLITE_INLINE V value_step(EpilogueStep::Kind kind, V a, S v) {
+  const V zero{};
+  switch (kind) {
+    case EpilogueStep::Kind::add:
+      return a + v;
+    case EpilogueStep::Kind::multiply:
+      return a * v;
+    case EpilogueStep::Kind::relu:
+      return a > zero ? a : zero;
+    case EpilogueStep::Kind::prelu:
+      return a < zero ? a * v : a;
+    default:
+      return a;
+  }
+}
 
 /// An add_tensor step's element for output element x: the same place in the added tensor.
 inline const float* added_at(const EpilogueStep& step, const float* x) {
