@@ -435,6 +435,48 @@ TEST_CASE("fusion: a global depthwise layer runs its tail a vector of channels a
   }
 }
 
+TEST_CASE("fusion: a MatMul runs its bias and activations, the same bits") {
+  // A fully connected layer ([M, K] x [K, N], a bias per column, then activations with values
+  // per column), head pose's [1, 512] x [1, 512]^T with a bias of one value, and a batched
+  // product whose values run along its axis 1 (the rows of each item's product).
+  std::mt19937 rng(13);
+  struct Case {
+    Shape a, b;
+    bool transpose_b;
+    Shape values;  // the bias's and the scale's shape
+  };
+  for (const Case& c :
+       {Case{{5, 7}, {7, 20}, false, {1, 20}}, Case{{1, 512}, {1, 512}, true, {1, 1}},
+        Case{{2, 3, 4}, {4, 6}, false, {1, 3, 1}}}) {
+    CAPTURE(to_string(c.a));
+    GraphBuilder g;
+    const auto x = g.parameter("x", ElementType::f32, PartialShape::from_shape(c.a));
+    const auto w = g.constant("w", random_f32(c.b, rng));
+    const auto mm =
+        g.layer("MatMul", "opset1",
+                {{"transpose_a", "false"}, {"transpose_b", c.transpose_b ? "true" : "false"}},
+                {x, w}, {ElementType::f32}, "fc");
+    const auto bias = g.constant("bias", random_f32(c.values, rng));
+    const auto add = g.layer("Add", "opset1", {}, {mm[0], bias}, {ElementType::f32}, "bias_add");
+    const auto relu = g.layer("Relu", "opset1", {}, {add[0]}, {ElementType::f32}, "relu");
+    const auto scale = g.constant("scale", random_f32(c.values, rng));
+    const auto mul = g.layer("Multiply", "opset1", {}, {relu[0], scale}, {ElementType::f32}, "mul");
+    const auto shift = g.constant("shift_value", tensor(ElementType::f32, {1}, {-0.25}));
+    const auto add2 = g.layer("Add", "opset1", {}, {mul[0], shift}, {ElementType::f32}, "shift");
+    g.result(add2[0], "y");
+    const Model fused = g.load();
+    CHECK(fused.layers()[layer_index(fused, "shift")].fused_into == layer_index(fused, "fc"));
+    const std::map<std::string, Tensor> inputs{{"x", random_f32(c.a, rng)}};
+    const Tensor want = run(g.load(unfused()), inputs, 1).at("y");
+    for (unsigned threads : {1u, 3u}) {
+      RunProfile profile;
+      CHECK(same_bits(run(fused, inputs, threads, &profile).at("y"), want));
+      REQUIRE(profile.layers.size() == 1);
+      CHECK(profile.layers[0].name == "fc");
+    }
+  }
+}
+
 TEST_CASE("fusion: a MaxPool runs the scale, shift and FakeQuantize after it, the same bits") {
   // An INT8 landmarks model's pools: MaxPool -> Multiply [C, 1, 1] -> Add [1, C, 1, 1] ->
   // FakeQuantize, each channel's plane (10 x 12: whole vectors and a tail) through the steps.

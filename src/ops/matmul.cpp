@@ -13,6 +13,7 @@
 #include "core/attribute_visitor.hpp"
 #include "core/saturating.hpp"
 #include "kernels/gemm.hpp"
+#include "ops/channel_steps.hpp"
 #include "ops/op_list.hpp"
 #include "ops/shape_utils.hpp"
 
@@ -201,11 +202,24 @@ class MatMulOp final : public Op {
   void execute(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                const ExecContext& context) const override {
     run(inputs, outputs, context, nullptr);
+    run_steps(inputs, outputs[0], context);
   }
 
   void execute_prepared(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                         const ExecContext& context, const PreparedData& prepared) const override {
     run(inputs, outputs, context, dynamic_cast<const PackedMatMulB*>(&prepared));
+    run_steps(inputs, outputs[0], context);
+  }
+
+  /// A MatMul runs the element-wise layers after it (a fully connected layer's bias Add, its
+  /// activation) on its output while that is in cache, in float, as the separate f32 layers
+  /// would, so the bits are theirs. Their values run along the output's axis 1: the columns of
+  /// a 2-D product, the rows of a batch item's product otherwise.
+  std::shared_ptr<const Op> fused(std::vector<ChannelStep> steps) const override {
+    if (steps_.size() + steps.size() > kMaxPlaneSteps) return nullptr;
+    auto op = std::make_shared<MatMulOp>(*this);
+    for (ChannelStep& step : steps) op->steps_.push_back(std::move(step));
+    return op;
   }
 
   std::vector<std::pair<std::string, std::string>> attributes() const override {
@@ -224,6 +238,16 @@ class MatMulOp final : public Op {
           [&](const Scratch& s) { (void)take_buffers<T>(s, product.plan, b_packed, threads); });
     });
     return bytes;
+  }
+
+  /// The fused steps on the product (f32: the fusion pass fuses only f32 outputs).
+  void run_steps(std::span<const Tensor> inputs, Tensor& out, const ExecContext& context) const {
+    if (steps_.empty() || out.size() == 0) return;
+    if (out.shape().size() == 2)
+      run_row_steps(context.parallel, steps_, inputs, out);
+    else
+      run_plane_steps(context.parallel, steps_, inputs, out,
+                      [](std::int64_t, float*, std::int64_t) {});
   }
 
   /// The product, with B as packed at load when `packed` is given.
@@ -301,6 +325,7 @@ class MatMulOp final : public Op {
   }
 
   MatMulAttributes attributes_;
+  std::vector<ChannelStep> steps_;
 };
 
 std::unique_ptr<const Op> create_matmul(const Attributes& a) {
