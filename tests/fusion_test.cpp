@@ -103,6 +103,24 @@ GraphBuilder conv_chain(std::int64_t groups, std::int64_t in_channels, std::int6
   return g;
 }
 
+/// Runs the fused model on 1 and 3 threads: output `out` has the bits of the layers run alone,
+/// and one compute layer ran, `head`. Returns the names of the layers it took in.
+std::vector<std::string> check_one_layer(const GraphBuilder& g, const Model& fused,
+                                         const std::map<std::string, Tensor>& inputs,
+                                         const std::string& out, const std::string& head) {
+  const Tensor want = run(g.load(unfused()), inputs, 1).at(out);
+  std::vector<std::string> names;
+  for (unsigned threads : {1u, 3u}) {
+    RunProfile profile;
+    CHECK(same_bits(run(fused, inputs, threads, &profile).at(out), want));
+    REQUIRE(profile.layers.size() == 1);
+    CHECK(profile.layers[0].name == head);
+    names.clear();
+    for (std::size_t f : profile.layers[0].fused_layers) names.push_back(fused.layers()[f].name);
+  }
+  return names;
+}
+
 }  // namespace
 
 TEST_CASE("fusion: a convolution's element-wise tail runs in its kernel, the same bits") {
@@ -168,16 +186,8 @@ TEST_CASE("fusion: the layers after an Add of two tensors run in its kernel, the
     const Model fused = g.load();
     const std::map<std::string, Tensor> inputs{{"x", random_f32({2, 5, 9, 7}, rng)},
                                                {"y", random_f32(y_shape, rng)}};
-    const Tensor want = run(g.load(unfused()), inputs, 1).at("out");
-    for (unsigned threads : {1u, 3u}) {
-      RunProfile profile;
-      CHECK(same_bits(run(fused, inputs, threads, &profile).at("out"), want));
-      REQUIRE(profile.layers.size() == 1);
-      CHECK(profile.layers[0].name == "sum");
-      std::vector<std::string> names;
-      for (std::size_t f : profile.layers[0].fused_layers) names.push_back(fused.layers()[f].name);
-      CHECK(names == std::vector<std::string>{"prelu", "relu", "mul"});
-    }
+    CHECK(check_one_layer(g, fused, inputs, "out", "sum") ==
+          std::vector<std::string>{"prelu", "relu", "mul"});
   }
   // Only Add takes steps: after a Subtract they stay layers of their own.
   const Model subtract = build("Subtract", {2, 5, 9, 7}).load();
@@ -467,13 +477,8 @@ TEST_CASE("fusion: a MatMul runs its bias and activations, the same bits") {
     const Model fused = g.load();
     CHECK(fused.layers()[layer_index(fused, "shift")].fused_into == layer_index(fused, "fc"));
     const std::map<std::string, Tensor> inputs{{"x", random_f32(c.a, rng)}};
-    const Tensor want = run(g.load(unfused()), inputs, 1).at("y");
-    for (unsigned threads : {1u, 3u}) {
-      RunProfile profile;
-      CHECK(same_bits(run(fused, inputs, threads, &profile).at("y"), want));
-      REQUIRE(profile.layers.size() == 1);
-      CHECK(profile.layers[0].name == "fc");
-    }
+    CHECK(check_one_layer(g, fused, inputs, "y", "fc") ==
+          std::vector<std::string>{"bias_add", "relu", "mul", "shift"});
   }
 }
 
